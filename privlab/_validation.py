@@ -1,0 +1,109 @@
+"""Input validation in one place.
+
+Every public function of privlab validates its inputs through these helpers so
+that bad input ends in one clear line naming the parameter and what is allowed.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+
+class PrivlabError(ValueError):
+    """Bad input or a bad file: the message is one line naming the parameter
+    (or file, line and column) and what is allowed."""
+
+
+def _fmt(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_real(name: str, value, *, low=None, high=None, low_open=False,
+               high_open=False) -> float:
+    """Return ``value`` as a float after checking it is finite and in range.
+
+    ``low``/``high`` are bounds (``None`` = unbounded); ``*_open`` make them strict.
+    """
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise PrivlabError(f"{name} must be a real number, got {_fmt(value)}")
+    x = float(value)
+    if not math.isfinite(x):
+        raise PrivlabError(f"{name} must be finite, got {_fmt(value)}")
+    bad_low = low is not None and (x <= low if low_open else x < low)
+    bad_high = high is not None and (x >= high if high_open else x > high)
+    if bad_low or bad_high:
+        lo = "-inf" if low is None else f"{low:g}"
+        hi = "inf" if high is None else f"{high:g}"
+        interval = f"{'(' if low_open or low is None else '['}{lo}, {hi}{')' if high_open or high is None else ']'}"
+        raise PrivlabError(f"{name} must be in {interval}, got {_fmt(value)}")
+    return x
+
+
+def check_int(name: str, value, *, low=None, high=None) -> int:
+    """Return ``value`` as an int after checking it is an integer in [low, high]."""
+    if isinstance(value, bool):
+        raise PrivlabError(f"{name} must be an integer, got {_fmt(value)}")
+    if isinstance(value, (numbers.Integral, np.integer)):
+        k = int(value)
+    elif isinstance(value, (numbers.Real, np.floating)) and float(value).is_integer():
+        k = int(value)  # 1e10 from a YAML file is a float but means an integer
+    else:
+        raise PrivlabError(f"{name} must be an integer, got {_fmt(value)}")
+    if (low is not None and k < low) or (high is not None and k > high):
+        lo = "-inf" if low is None else f"{low}"
+        hi = "inf" if high is None else f"{high}"
+        raise PrivlabError(f"{name} must be an integer in [{lo}, {hi}], got {_fmt(value)}")
+    return k
+
+
+def check_choice(name: str, value, allowed) -> str:
+    """Check ``value`` is one of ``allowed`` (a collection of strings)."""
+    allowed = list(allowed)
+    if value not in allowed:
+        raise PrivlabError(f"{name} must be one of {', '.join(map(str, allowed))}; got {_fmt(value)}")
+    return value
+
+
+def check_array(name: str, values, *, ndim=1, dtype=float, min_size=1) -> np.ndarray:
+    """Convert to a numpy array of ``dtype`` and check shape and finiteness."""
+    try:
+        arr = np.asarray(values, dtype=dtype)
+    except (TypeError, ValueError):
+        raise PrivlabError(f"{name} must be an array of {np.dtype(dtype).name}, got {_fmt(values)}") from None
+    if ndim is not None and arr.ndim != ndim:
+        raise PrivlabError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
+    if arr.size < min_size:
+        raise PrivlabError(f"{name} must hold at least {min_size} element(s), got {arr.size}")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        bad = np.flatnonzero(~np.isfinite(arr.ravel()))[:5].tolist()
+        raise PrivlabError(f"{name} must be finite; non-finite at positions {bad}")
+    return arr
+
+
+def check_distribution(name: str, probs, *, atol=1e-9) -> np.ndarray:
+    """Check a probability vector: non-negative entries summing to 1 within ``atol``."""
+    p = check_array(name, probs, dtype=float)
+    if np.any(p < 0):
+        bad = np.flatnonzero(p < 0)[:5].tolist()
+        raise PrivlabError(f"{name} must be non-negative; negative at positions {bad}")
+    total = float(p.sum())
+    if abs(total - 1.0) > atol:
+        raise PrivlabError(f"{name} must sum to 1 (within {atol:g}), sums to {total!r}")
+    return p
+
+
+def check_same_length(name_a: str, a, name_b: str, b) -> None:
+    if len(a) != len(b):
+        raise PrivlabError(f"{name_a} and {name_b} must have the same length, got {len(a)} and {len(b)}")
+
+
+def rng_from(seed) -> np.random.Generator:
+    """A numpy Generator from an int seed, a SeedSequence or a Generator."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.default_rng(seed)
+    return np.random.default_rng(check_int("seed", seed, low=0))
