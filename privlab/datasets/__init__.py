@@ -1,0 +1,109 @@
+"""Data sets of privlab: ``load(name, **params)`` returns a pandas DataFrame.
+
+========  ==============================================================  ===========
+name      what                                                            params
+========  ==============================================================  ===========
+adult     the real UCI Adult, 48,842 rows (shipped, checksum-verified)    path, split
+census    CENSUS-like generator (SYNTHETIC) or a real 8-column extract    n, seed, path
+pums      PUMS-like generator (SYNTHETIC) or a real ACS PUMS person file  n, seed, path, acs_year
+========  ==============================================================  ===========
+
+Generated data sets are marked: ``is_synthetic(name, **params)`` is True for them, the
+frame's ``attrs["synthetic"]`` too, and ``describe`` says "synthetic", so that no report
+passes a CENSUS-like figure off as the paper's data. ``load(**cfg)`` accepts a Hydra
+``conf/dataset/*.yaml`` group as is (``name`` plus the parameters).
+"""
+from __future__ import annotations
+
+import inspect
+
+import pandas as pd
+
+from privlab._validation import PrivlabError, check_choice
+from privlab.datasets import adult, census, pums
+
+NAMES = ("adult", "census", "pums")
+_LOADERS = {"adult": adult.load, "census": census.load, "pums": pums.load}
+# Whether the data set is generated when no ``path`` is given.
+SYNTHETIC = {"adult": False, "census": True, "pums": True}
+_DESCRIPTIONS = {
+    "adult": "UCI Adult (Census Income, 1994 CPS; Kohavi and Becker 1996, CC BY 4.0): "
+             "48,842 real records, 15 attributes, income <=50K/>50K",
+    "census": "CENSUS-like data, synthetic: seeded latent-class generator with the 8 "
+              "attributes and domain sizes of the IPUMS CENSUS table (seed 000, Table 5), "
+              "occupation 7.5%..0.18%, education 27.3%..0.44%",
+    "pums": "PUMS-like data, synthetic: seeded log-normal wage model with the 7 attributes "
+            "and domains of the 2006 Illinois ACS PUMS sample (seed 004, Table 2), salary "
+            "10..250K confidential",
+}
+_REAL = {
+    "census": "CENSUS extract read from {path}: real records, 8 attributes (seed 000, Table 5)",
+    "pums": "ACS PUMS person file read from {path}, preprocessed to the 7 attributes of "
+            "seed 004, Table 2 (real records)",
+}
+
+
+def _check_name(name) -> str:
+    return check_choice("dataset", name, NAMES)
+
+
+def parameters(name) -> tuple[str, ...]:
+    """The parameter names ``load(name, ...)`` accepts."""
+    return tuple(inspect.signature(_LOADERS[_check_name(name)]).parameters)
+
+
+def _check_params(name: str, params: dict) -> None:
+    allowed = parameters(name)
+    for key in params:
+        if key not in allowed:
+            raise PrivlabError(f"{key!r} is not a parameter of dataset {name}; "
+                               f"allowed: {', '.join(allowed)}")
+
+
+def load(name, **params) -> pd.DataFrame:
+    """Load data set ``name`` (adult, census or pums) with its ``params``.
+
+    Parameters
+    ----------
+    name : {"adult", "census", "pums"}
+    **params
+        adult: ``path=None, split="all"``; census: ``n=None (300000), seed=0, path=None``;
+        pums: ``n=None (2500), seed=0, path=None, acs_year=2006``. See the modules
+        ``privlab.datasets.adult``, ``.census`` and ``.pums``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A fresh frame (safe to modify); ``attrs`` holds ``dataset`` and ``synthetic``.
+
+    Raises
+    ------
+    PrivlabError
+        Unknown name or parameter, a bad parameter value, or a bad file (naming the
+        file, line and column).
+    """
+    name = _check_name(name)
+    _check_params(name, params)
+    return _LOADERS[name](**params)
+
+
+def is_synthetic(name, **params) -> bool:
+    """True when ``load(name, **params)`` returns generated data (census/pums without path)."""
+    name = _check_name(name)
+    _check_params(name, params)
+    return SYNTHETIC[name] and params.get("path") is None
+
+
+def describe(name, **params) -> str:
+    """One line saying what ``load(name, **params)`` returns; generated data says "synthetic"."""
+    name = _check_name(name)
+    _check_params(name, params)
+    if params.get("path") is not None and name in _REAL:
+        return _REAL[name].format(path=params["path"])
+    if params.get("path") is not None:
+        return _DESCRIPTIONS[name] + f", read from {params['path']}"
+    return _DESCRIPTIONS[name]
+
+
+__all__ = ["NAMES", "SYNTHETIC", "describe", "is_synthetic", "load", "parameters",
+           "PrivlabError"]
