@@ -1,0 +1,247 @@
+"""The ``privlab`` command line: list, run, reproduce, check.
+
+Every user error (unknown experiment or parameter, a value out of range, a bad
+file) ends in one line ``privlab: error: ...`` on stderr and exit status 2, with no
+traceback and no half-written output.
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import registry, runner
+from ._validation import PrivlabError
+
+
+def _fail(message: str, code: int = 2):
+    print(f"privlab: error: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+# ---------------------------------------------------------------------------------------
+# privlab list
+# ---------------------------------------------------------------------------------------
+def cmd_list(args) -> int:
+    exps = registry.select(paper=args.paper)
+    width = max((len(e.id) for e in exps), default=10)
+    art = max((len(e.artifact) for e in exps), default=10)
+    print(f"{'id':<{width}}  {'paper':<13}  {'reproduces':<{art}}  summary")
+    for e in exps:
+        print(f"{e.id:<{width}}  {e.paper:<13}  {e.artifact:<{art}}  {e.summary}")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+# privlab run ID [overrides] [--multirun]
+# ---------------------------------------------------------------------------------------
+MAX_PRECOMPOSE = 64
+
+
+def _sweep_jobs(overrides: list[str]) -> list[list[str]]:
+    """Expand sweep overrides (a=1,2 b=x,y) into the override lists of each job."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    try:
+        parsed = OverridesParser.create().parse_overrides(overrides)
+    except HydraException as exc:
+        raise PrivlabError(runner.hydra_error_line(exc)) from None
+    choices = []
+    for ov in parsed:
+        if ov.is_sweep_override():
+            values = list(ov.sweep_string_iterator())
+            if not values:
+                raise PrivlabError(f"the sweep over {ov.get_key_element()} is empty; give at least one value")
+            choices.append([f"{ov.get_key_element()}={v}" for v in values])
+        else:
+            choices.append([ov.input_line])
+    return [list(c) for c in itertools.product(*choices)]
+
+
+def _prevalidate(exp_id: str, overrides: list[str], multirun: bool) -> None:
+    """Compose the config of (a sample of) every job before any job starts."""
+    params = [o for o in overrides if not o.startswith("hydra") and not o.startswith("+hydra")]
+    launcher = [o for o in overrides if o.startswith("hydra/launcher=")]
+    for item in launcher:
+        name = item.split("=", 1)[1]
+        if not (runner.conf_dir() / "hydra" / "launcher" / f"{name}.yaml").is_file():
+            _check_launcher_plugin(name)
+    jobs = _sweep_jobs(params) if multirun else [params]
+    if len(jobs) > MAX_PRECOMPOSE:  # first and last jobs carry every sweep's extreme values
+        jobs = jobs[: MAX_PRECOMPOSE // 2] + jobs[-MAX_PRECOMPOSE // 2:]
+    for job in jobs:
+        runner.compose(exp_id, [o for o in job if not o.startswith("hydra/")])
+
+
+def _check_launcher_plugin(name: str) -> None:
+    from hydra.core.plugins import Plugins
+    from hydra.plugins.launcher import Launcher
+
+    known = {cls.__module__.split(".")[-2] if "." in cls.__module__ else cls.__name__
+             for cls in Plugins.instance().discover(Launcher)}
+    raise PrivlabError(f"hydra/launcher={name} is not available (installed launchers: basic, "
+                       f"{', '.join(sorted(conf.stem for conf in (runner.conf_dir() / 'hydra' / 'launcher').glob('*.yaml')))}"
+                       f"{'; plugins: ' + ', '.join(sorted(known)) if known else ''})")
+
+
+def _hydra_task(cfg) -> None:
+    from hydra.core.hydra_config import HydraConfig
+
+    out_dir = Path(HydraConfig.get().runtime.output_dir)
+    try:
+        outcome = runner.execute(cfg.id, cfg, out_dir=out_dir)
+    except PrivlabError as exc:
+        if out_dir.is_dir() and not any(out_dir.iterdir()):
+            out_dir.rmdir()
+        _fail(str(exc))
+    disagree = sum(not c.agree for c in outcome.claims)
+    print(f"{cfg.id}: {len(outcome.table)} rows in {outcome.wall_time:.1f} s -> {outcome.out_dir}"
+          + (f" ({len(outcome.claims) - disagree} claims agree, {disagree} disagree)" if outcome.claims else ""))
+
+
+def cmd_run(args, hydra_args: list[str]) -> int:
+    import hydra
+
+    exp = registry.get(args.id)
+    multirun = "--multirun" in hydra_args or "-m" in hydra_args
+    overrides = [a for a in hydra_args if not a.startswith("-")]
+    flags_with_values = {"--cfg", "-c", "--package", "-p", "--config-name", "-cn", "--config-dir", "-cd",
+                         "--info", "--experimental-rerun"}
+    cleaned, skip = [], False
+    for a in hydra_args:  # drop values of flags like "--cfg job" from the override list
+        if skip:
+            skip = False
+            continue
+        if a in flags_with_values:
+            skip = True
+        cleaned.append(a)
+    overrides = [a for a in cleaned if not a.startswith("-") and a in overrides]
+    if not any(a in ("--cfg", "-c", "--help", "-h", "--info") for a in hydra_args):
+        _prevalidate(exp.id, overrides, multirun)
+    sys.argv = ["privlab run", f"experiment={exp.id}", *hydra_args]
+    task = hydra.main(config_path=str(runner.conf_dir()), config_name="config", version_base="1.3")(_hydra_task)
+    task()
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+# privlab reproduce
+# ---------------------------------------------------------------------------------------
+def cmd_reproduce(args) -> int:
+    from . import report
+
+    exps = registry.select(args.ids, paper=args.paper)
+    results_dir = Path(args.results) if args.results else runner.default_results_dir()
+    failures = []
+    extra = [f"n_jobs={args.jobs}"] if args.jobs is not None else []
+    configs = [(exp, runner.compose(exp.id, extra, profile=args.profile)) for exp in exps]
+    start = time.perf_counter()
+    for exp, cfg in configs:
+        print(f"[{exp.id}] running ({args.profile} profile)...", flush=True)
+        try:
+            outcome = runner.execute(exp.id, cfg, results_dir=results_dir)
+        except PrivlabError as exc:
+            failures.append(exp.id)
+            print(f"privlab: error: {exp.id}: {exc}", file=sys.stderr)
+            continue
+        disagree = sum(not c.agree for c in outcome.claims)
+        note = f"; claims: {len(outcome.claims) - disagree} agree, {disagree} disagree" if outcome.claims else ""
+        print(f"[{exp.id}] {len(outcome.table)} rows, {outcome.wall_time:.1f} s{note}", flush=True)
+    path = report.write_report(results_dir)
+    print(f"report: {path} ({time.perf_counter() - start:.0f} s in all)")
+    if failures:
+        _fail(f"{len(failures)} experiment(s) failed: {', '.join(failures)}", 1)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+# privlab check
+# ---------------------------------------------------------------------------------------
+def cmd_check(args) -> int:
+    from . import check
+
+    exps = registry.select(args.ids, paper=args.paper)
+    ref_dir = Path(args.reference) if args.reference else runner.reference_dir()
+    configs = [(exp, runner.compose(exp.id, [], profile="quick")) for exp in exps]
+    rows, bad = [], 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for exp, cfg in configs:
+            ctx = runner.make_context(cfg, Path(tmp), log=lambda m: None)
+            table = runner.run_table(exp, cfg, ctx)
+            if args.update:
+                target = check.reference_path(exp, ref_dir)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                tmp_file = target.with_name(".result.csv.tmp")
+                tmp_file.write_text(runner.table_to_csv(table))
+                tmp_file.replace(target)
+                rows.append((exp.id, "updated", f"{len(table)} rows -> {target}"))
+                continue
+            drift = check.check_against_reference(exp, table, ref_dir)
+            bad += drift.status != "ok"
+            rows.append((exp.id, drift.status.upper(), drift.detail))
+    width = max((len(r[0]) for r in rows), default=10)
+    print(f"{'experiment':<{width}}  {'status':<8}  detail")
+    for exp_id, status, detail in rows:
+        print(f"{exp_id:<{width}}  {status:<8}  {detail}")
+    if bad:
+        _fail(f"{bad} of {len(rows)} experiment(s) drifted from their references", 1)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="privlab", description="Reproduce, sweep and regression-check "
+                                     "the experiments of five privacy papers.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("list", help="every registered experiment")
+    p.add_argument("--paper", help="only this paper's experiments")
+    p = sub.add_parser("run", help="run one experiment through Hydra (overrides, --multirun)",
+                       description="Run one experiment. Anything after ID goes to Hydra: overrides such as "
+                       "rho2=0.3,0.5 and flags such as --multirun or --cfg job.")
+    p.add_argument("id", help="experiment id, e.g. lpb/fig1_lambda")
+    p = sub.add_parser("reproduce", help="run every experiment and write results/REPORT.md")
+    p.add_argument("ids", nargs="*", help="experiment ids (default: all)")
+    p.add_argument("--profile", default="quick", help="quick (minutes) or paper (the papers' full scale)")
+    p.add_argument("--paper", help="only this paper: " + ", ".join(sorted(registry.PAPERS)))
+    p.add_argument("--jobs", type=int, default=None, help="worker processes inside each experiment (-1 = all cores)")
+    p.add_argument("--results", help="results directory (default: results/ of the checkout)")
+    p = sub.add_parser("check", help="regression check against results/reference/")
+    p.add_argument("ids", nargs="*", help="experiment ids (default: all)")
+    p.add_argument("--paper", help="only this paper")
+    p.add_argument("--update", action="store_true", help="rewrite the references instead of comparing")
+    p.add_argument("--reference", help="reference directory (default: results/reference/)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        if argv[:1] == ["run"] and len(argv) >= 2 and not argv[1].startswith("-"):
+            args = parser.parse_args(argv[:2])
+            return cmd_run(args, argv[2:])
+        args = parser.parse_args(argv)
+        if args.command == "list":
+            return cmd_list(args)
+        if args.command == "run":
+            return cmd_run(args, [])
+        if args.command == "reproduce":
+            if args.profile not in runner.PROFILES:
+                raise PrivlabError(f"--profile must be one of {', '.join(runner.PROFILES)}; got {args.profile!r}")
+            return cmd_reproduce(args)
+        if args.command == "check":
+            return cmd_check(args)
+    except PrivlabError as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        _fail("interrupted; completed outputs are intact, the interrupted one was not written", 130)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

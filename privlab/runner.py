@@ -1,0 +1,253 @@
+"""The runner: composes configs, runs experiments and owns every file they produce.
+
+A run of experiment ``<paper>/<name>`` writes, atomically, the directory
+``<results>/<paper>/<name>/`` holding ``result.csv``, ``config.yaml`` (resolved),
+``provenance.json``, ``claims.csv`` (if the experiment checks claims) and each
+figure as PNG and PDF. The files are written into a staging directory which then
+replaces the old one in a single rename, so an interrupted run leaves either the
+previous complete result or the new complete result, never a mixture.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+import pandas as pd
+from omegaconf import DictConfig, OmegaConf
+
+from . import registry
+from ._validation import PrivlabError
+from .context import RunContext
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+PROFILES = ("quick", "paper")
+
+
+def conf_dir() -> Path:
+    """The Hydra config directory (``conf/`` of the checkout; PRIVLAB_CONF overrides)."""
+    path = Path(os.environ.get("PRIVLAB_CONF", REPO_ROOT / "conf"))
+    if not (path / "config.yaml").is_file():
+        raise PrivlabError(f"config directory {path} has no config.yaml; install privlab from its checkout "
+                           "with 'pip install -e .' or set PRIVLAB_CONF")
+    return path
+
+
+def default_results_dir() -> Path:
+    """``results/`` of the checkout, or PRIVLAB_RESULTS."""
+    return Path(os.environ.get("PRIVLAB_RESULTS", REPO_ROOT / "results"))
+
+
+def reference_dir() -> Path:
+    return Path(os.environ.get("PRIVLAB_REFERENCE", REPO_ROOT / "results" / "reference"))
+
+
+# ---------------------------------------------------------------------------------------
+# configuration
+# ---------------------------------------------------------------------------------------
+def _by_profile(quick, paper, *, _root_):
+    """``${by_profile:QUICK,PAPER}``: a value that differs between the two profiles."""
+    profile = _root_.get("profile", "quick")
+    if profile not in PROFILES:
+        raise PrivlabError(f"profile must be one of {', '.join(PROFILES)}; got {profile!r}")
+    return quick if profile == "quick" else paper
+
+
+def register_resolvers() -> None:
+    if not OmegaConf.has_resolver("by_profile"):
+        OmegaConf.register_new_resolver("by_profile", _by_profile)
+    if not OmegaConf.has_resolver("privlab_results"):
+        OmegaConf.register_new_resolver("privlab_results", lambda: str(default_results_dir()))
+
+
+register_resolvers()
+
+
+def hydra_error_line(exc: BaseException, exp_id: str | None = None) -> str:
+    """Turn a Hydra/OmegaConf composition error into one line for the user."""
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    if "Could not override" in text or "not in struct" in text:
+        key = first.split("'")[1] if "'" in first else first
+        where = f" of {exp_id}" if exp_id else ""
+        return f"unknown parameter {key!r}{where}; see 'privlab run {exp_id or 'ID'} --cfg job' for its parameters"
+    if "Could not find" in text and "experiment" in text:
+        return f"unknown experiment: {first}"
+    return first
+
+
+def compose(exp_id: str, overrides=(), profile: str | None = None) -> DictConfig:
+    """The resolved config of experiment ``exp_id`` with Hydra ``overrides`` applied."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    registry.get(exp_id)  # a clear error for unknown ids before Hydra's
+    overrides = [f"experiment={exp_id}", *overrides]
+    if profile is not None:
+        registry_profile = profile
+        if registry_profile not in PROFILES:
+            raise PrivlabError(f"--profile must be one of {', '.join(PROFILES)}; got {profile!r}")
+        overrides.append(f"profile={profile}")
+    GlobalHydra.instance().clear()
+    try:
+        with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
+            cfg = hydra_compose(config_name="config", overrides=overrides)
+        OmegaConf.resolve(cfg)
+    except (HydraException, OmegaConfBaseException) as exc:
+        raise PrivlabError(hydra_error_line(exc, exp_id)) from None
+    finally:
+        GlobalHydra.instance().clear()
+    if cfg.get("profile") not in PROFILES:
+        raise PrivlabError(f"profile must be one of {', '.join(PROFILES)}; got {cfg.get('profile')!r}")
+    return cfg
+
+
+# ---------------------------------------------------------------------------------------
+# provenance
+# ---------------------------------------------------------------------------------------
+_PACKAGES = ("numpy", "pandas", "scipy", "matplotlib", "hydra-core", "omegaconf", "pulp", "joblib", "tqdm")
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, timeout=10)
+        dirty = subprocess.run(["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return out.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def provenance(cfg: DictConfig, wall_time: float, ctx: RunContext) -> dict:
+    versions = {}
+    for pkg in ("privlab", *_PACKAGES):
+        try:
+            versions[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            versions[pkg] = None
+    return {
+        "experiment": cfg.get("id"),
+        "profile": cfg.get("profile"),
+        "seed": int(cfg.get("seed", 0)),
+        "git_commit": _git_commit(),
+        "python": platform.python_version(),
+        "packages": versions,
+        "wall_time_s": round(wall_time, 3),
+        "host_cores": os.cpu_count(),
+        "workers": ctx.n_jobs,
+        "cache_hits": ctx.cache_hits,
+        "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+# ---------------------------------------------------------------------------------------
+# running
+# ---------------------------------------------------------------------------------------
+def table_to_csv(df: pd.DataFrame) -> str:
+    """The canonical CSV text of a result table (byte-stable for equal tables)."""
+    return df.to_csv(index=False, lineterminator="\n")
+
+
+def _validate_table(exp: registry.Experiment, df) -> pd.DataFrame:
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"experiment {exp.id} returned {type(df).__name__}, expected a pandas DataFrame")
+    missing = [k for k in exp.keys if k not in df.columns]
+    if missing:
+        raise TypeError(f"experiment {exp.id}: key columns {missing} missing from its table")
+    if exp.keys and df.duplicated(list(exp.keys)).any():
+        raise TypeError(f"experiment {exp.id}: key columns {list(exp.keys)} do not identify rows uniquely")
+    return df.reset_index(drop=True)
+
+
+def make_context(cfg: DictConfig, results_dir: Path | None = None, log=print) -> RunContext:
+    results_dir = Path(results_dir) if results_dir else default_results_dir()
+    cache = cfg.get("cache", True)
+    return RunContext(
+        seed=int(cfg.get("seed", 0)),
+        n_jobs=cfg.get("n_jobs", 1),
+        cache_dir=(results_dir / ".cache") if cache else None,
+        scratch_dir=results_dir / ".scratch" / str(cfg.get("id")).replace("/", "__"),
+        log=log,
+        backend=cfg.get("joblib_backend"),
+    )
+
+
+def run_table(exp: registry.Experiment, cfg: DictConfig, ctx: RunContext) -> pd.DataFrame:
+    """Run the experiment function and return its validated table."""
+    return _validate_table(exp, exp.run(cfg, ctx))
+
+
+@dataclass
+class RunOutcome:
+    out_dir: Path
+    table: pd.DataFrame
+    claims: list
+    wall_time: float
+
+
+def _write_figure(fig, stem: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    fig.savefig(stem.with_suffix(".png"), dpi=130, bbox_inches="tight")
+    # fixed metadata so that equal figures give equal PDF bytes
+    fig.savefig(stem.with_suffix(".pdf"), bbox_inches="tight", metadata={"CreationDate": None})
+    plt.close(fig)
+
+
+def write_outputs(exp: registry.Experiment, cfg: DictConfig, table: pd.DataFrame, out_dir: Path,
+                  prov: dict) -> list:
+    """Write every output of a finished run into ``out_dir``, atomically (staging + rename)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = out_dir.parent / f".{out_dir.name}.staging-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    try:
+        (staging / "result.csv").write_text(table_to_csv(table))
+        (staging / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
+        claims = list(exp.claims(table, cfg)) if exp.claims else []
+        if claims:
+            pd.DataFrame([c.__dict__ for c in claims]).to_csv(staging / "claims.csv", index=False,
+                                                             lineterminator="\n")
+        for name, fn in exp.figures.items():
+            _write_figure(fn(table), staging / name)
+        (staging / "provenance.json").write_text(json.dumps(prov, indent=2) + "\n")
+        # swap the complete staging directory into place
+        old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
+        if out_dir.exists():
+            os.replace(out_dir, old)
+        os.replace(staging, out_dir)
+        shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return claims
+
+
+def execute(exp_id: str, cfg: DictConfig, out_dir: Path | None = None, *, results_dir: Path | None = None,
+            log=print) -> RunOutcome:
+    """Run experiment ``exp_id`` with resolved config ``cfg`` and write its outputs."""
+    exp = registry.get(exp_id)
+    results_dir = Path(results_dir) if results_dir else default_results_dir()
+    out_dir = Path(out_dir) if out_dir else results_dir / exp.paper / exp.name
+    ctx = make_context(cfg, results_dir, log)
+    start = time.perf_counter()
+    table = run_table(exp, cfg, ctx)
+    wall = time.perf_counter() - start
+    claims = write_outputs(exp, cfg, table, out_dir, provenance(cfg, wall, ctx))
+    return RunOutcome(out_dir=out_dir, table=table, claims=claims, wall_time=wall)
