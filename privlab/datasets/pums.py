@@ -15,7 +15,7 @@ same columns and domains, all int64:
     travel_time  1..177 (minutes to work, right-skewed)
 
 Generator model (fixed tables; ``seed`` only changes the sample):
-age ~ a truncated normal N(41, 14^2) on 16..84 with a taper after 62; sex independent
+age ~ a truncated normal N(41, 14^2) on 16..84 with an extra taper after 65; sex independent
 (P(male) = 0.53); education | age band from a worker education distribution with the
 degrees a person cannot hold yet removed (<= 9 up to 18, <= 12 up to 21, <= 14 up to
 24); occupation | (education, sex) ∝ share[o] * exp(-(skill[o] - skill(e))^2 / (2 * 2.2^2))
@@ -31,7 +31,7 @@ Real files (``path``): an ACS PUMS person CSV with at least WAGP, AGEP, SEX, SCH
 OCCP and JWMNP, preprocessed as in seed 004 so far as it tells (salary rounded to 10K
 and kept within 10..250) and recoded to the Table 2 domains:
 
-* salary = round(WAGP / 10000) * 10; rows with WAGP blank or below 5,000 (salary < 10)
+* salary = WAGP / 10000 rounded half up, times 10; rows with WAGP blank or below 5,000 (salary < 10)
   are dropped, salaries above 250 are top-coded to 250. (ADJINC is not applied.)
 * age: AGEP, rows outside 16..84 dropped. sex: SEX as is.
 * education: SCHL. Files before 2008 use the 16-level scheme, kept as is; 2008 and later
@@ -129,7 +129,7 @@ def model() -> dict:
     """The fixed generator tables (see the module docstring)."""
     rng = np.random.default_rng(MODEL_SEED)
     ages = np.arange(16, 85)
-    w = np.exp(-0.5 * ((ages - 41) / 14.0) ** 2) * np.where(ages > 62, np.exp(-(ages - 62) / 5.0), 1.0)
+    w = np.exp(-0.5 * ((ages - 41) / 14.0) ** 2) * np.where(ages > 65, np.exp(-(ages - 65) / 8.0), 1.0)
     m = {"age_cum": _cumulative(w[None, :])}
     edu = np.zeros((len(_AGE_BAND_MAX_EDU), 16))
     for band, top in enumerate(_AGE_BAND_MAX_EDU):
