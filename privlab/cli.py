@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import shutil
 import sys
 import tempfile
 import time
@@ -79,14 +78,9 @@ def _prevalidate(exp_id: str, overrides: list[str], multirun: bool) -> None:
 
 
 def _check_launcher_plugin(name: str) -> None:
-    from hydra.core.plugins import Plugins
-    from hydra.plugins.launcher import Launcher
-
-    known = {cls.__module__.split(".")[-2] if "." in cls.__module__ else cls.__name__
-             for cls in Plugins.instance().discover(Launcher)}
-    raise PrivlabError(f"hydra/launcher={name} is not available (installed launchers: basic, "
-                       f"{', '.join(sorted(conf.stem for conf in (runner.conf_dir() / 'hydra' / 'launcher').glob('*.yaml')))}"
-                       f"{'; plugins: ' + ', '.join(sorted(known)) if known else ''})")
+    available = sorted(conf.stem for conf in (runner.conf_dir() / "hydra" / "launcher").glob("*.yaml"))
+    raise PrivlabError(f"hydra/launcher={name} is not available; privlab's launchers: basic"
+                       f"{', ' + ', '.join(available) if available else ''}")
 
 
 def _hydra_task(cfg) -> None:
