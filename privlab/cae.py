@@ -1,0 +1,192 @@
+"""Confidential Attribute Equivocation (Alfalayleh and Brankovic, seed 004).
+
+An intruder ends with candidate values ``x_1 < ... < x_n`` of a confidential attribute
+and their probabilities ``p_1..p_n``. Covering the sorted values by contiguous windows of
+span at most ``eps`` and merging each window into one value, ``H(eps)`` is the minimum
+Shannon entropy (bits) over all such coverings. ``H0 = H(0)`` measures exact
+disclosure, the area ``A`` under ``H`` measures approximate disclosure; CAE is the pair
+``(H0, A)``.
+
+``H`` is a non-increasing step function that can only change where ``eps`` equals a
+pairwise difference ``x_j - x_i``, so the area is an exact finite sum.
+
+A value of probability zero never changes ``H`` (it can always sit alone in its own
+window at no cost, and dropping it from a window never widens the window), so the
+batched form evaluates many distributions over one shared value grid, zeros allowed.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import PrivlabError, check_array, check_distribution, check_real, check_same_length
+
+__all__ = ["min_entropy", "entropy_curve", "cae", "breakpoints", "entropy_curves", "cae_batch"]
+
+# A window's probability sum below this is treated as empty (0 log 0 = 0).
+_TINY = 1e-300
+
+
+def _check_values(values) -> np.ndarray:
+    x = check_array("values", values, dtype=float)
+    if x.size > 1 and not np.all(np.diff(x) > 0):
+        bad = int(np.flatnonzero(np.diff(x) <= 0)[0])
+        raise PrivlabError(f"values must be strictly increasing; values[{bad + 1}] = {x[bad + 1]!r} "
+                           f"does not exceed values[{bad}] = {x[bad]!r}")
+    return x
+
+
+def _check_input(values, probs) -> tuple[np.ndarray, np.ndarray]:
+    x = _check_values(values)
+    p = check_distribution("probs", probs)
+    check_same_length("values", x, "probs", p)
+    return x, p
+
+
+def _plogp(q: np.ndarray) -> np.ndarray:
+    """``q * log2(1/q)`` elementwise, 0 where ``q`` is 0 (or rounding made it slightly negative)."""
+    q = np.asarray(q, dtype=float)
+    safe = np.where(q > _TINY, q, 1.0)
+    return np.where(q > _TINY, -safe * np.log2(safe), 0.0)
+
+
+def _dp(x: np.ndarray, p: np.ndarray, eps: float) -> float:
+    """The paper's dynamic program (Algorithm 1) for one ``eps``.
+
+    ``H(eps, i) = min_{j <= i, x_i - x_j <= eps} H(eps, j-1) + a(j, i)`` with
+    ``a(j, i) = q log2(1/q)``, ``q = p_j + ... + p_i``.
+    """
+    n = x.size
+    cum = np.concatenate(([0.0], np.cumsum(p)))
+    h = np.zeros(n + 1)
+    for i in range(1, n + 1):
+        # windows ending at value i: start j from lo..i (1-based), lo the first with x_i - x_j <= eps
+        lo = int(np.searchsorted(x, x[i - 1] - eps, side="left")) + 1
+        j = np.arange(lo, i + 1)
+        h[i] = np.min(h[j - 1] + _plogp(cum[i] - cum[j - 1]))
+    return float(max(h[n], 0.0))
+
+
+def min_entropy(values, probs, eps) -> float:
+    """H(eps): the minimum entropy (bits) over coverings by windows of span <= ``eps``.
+
+    Parameters
+    ----------
+    values : array_like, shape (n,)
+        Candidate values ``x_1 < ... < x_n`` (finite, strictly increasing).
+    probs : array_like, shape (n,)
+        Their probabilities (non-negative, summing to 1 within 1e-9; zeros allowed).
+    eps : float
+        Approximate-compromise range, ``eps >= 0``.
+
+    Returns
+    -------
+    float
+        ``H(eps)`` in bits; ``H(0)`` is the Shannon entropy of ``probs``.
+    """
+    x, p = _check_input(values, probs)
+    e = check_real("eps", eps, low=0)
+    # Tiny slack so that eps equal to a difference computed in floating point counts as covering it.
+    return _dp(x, p, e + 1e-12 * max(1.0, float(np.abs(x).max())))
+
+
+def breakpoints(values) -> np.ndarray:
+    """The sorted distinct pairwise differences ``x_j - x_i`` (``j >= i``), starting at 0."""
+    x = _check_values(values)
+    d = (x[None, :] - x[:, None])[np.triu_indices(x.size)]
+    return np.unique(d)
+
+
+def entropy_curve(values, probs) -> tuple[np.ndarray, np.ndarray]:
+    """The exact step function ``H(eps)``.
+
+    Returns
+    -------
+    eps : ndarray, shape (K,)
+        Breakpoints: the distinct pairwise differences, ``eps[0] = 0``, ``eps[-1] = x_n - x_1``.
+    H : ndarray, shape (K,)
+        ``H[k]`` holds on ``[eps[k], eps[k+1])``; ``H[-1] = 0`` (one window covers everything).
+    """
+    x, p = _check_input(values, probs)
+    eps = breakpoints(x)
+    tol = 1e-12 * max(1.0, float(np.abs(x).max()))
+    h = np.array([_dp(x, p, e + tol) for e in eps])
+    return eps, h
+
+
+def cae(values, probs) -> tuple[float, float]:
+    """CAE = ``(H0, A)``: initial entropy and the exact area under ``H(eps)``.
+
+    ``A = sum_k H[k] (eps[k+1] - eps[k])`` over the breakpoints of :func:`entropy_curve`.
+    """
+    eps, h = entropy_curve(values, probs)
+    return float(h[0]), float(np.sum(h[:-1] * np.diff(eps)))
+
+
+# ---------------------------------------------------------------------------------------
+# Batched form: many distributions over one shared grid
+# ---------------------------------------------------------------------------------------
+def entropy_curves(values, probs, *, chunk: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+    """``H(eps)`` of many distributions over one value grid, vectorised over the batch.
+
+    Parameters
+    ----------
+    values : array_like, shape (m,)
+        The shared grid (finite, strictly increasing).
+    probs : array_like, shape (B, m)
+        One distribution per row (non-negative, rows summing to 1 within 1e-9; zeros allowed).
+    chunk : int
+        Rows processed at once (bounds memory at about ``chunk * m * m * 8`` bytes).
+
+    Returns
+    -------
+    eps : ndarray, shape (K,)
+        The grid's pairwise differences (:func:`breakpoints`).
+    H : ndarray, shape (B, K)
+        ``H[b, k]`` holds on ``[eps[k], eps[k+1])`` for distribution ``b``. A row whose
+        support is narrower than the grid reaches 0 at an earlier breakpoint.
+    """
+    x = _check_values(values)
+    P = check_array("probs", probs, ndim=2, dtype=float, min_size=0)
+    if P.shape[1] != x.size:
+        raise PrivlabError(f"probs must have {x.size} columns (one per value), got shape {P.shape}")
+    if np.any(P < 0):
+        raise PrivlabError(f"probs must be non-negative; negative in row {int(np.flatnonzero((P < 0).any(1))[0])}")
+    sums = P.sum(axis=1)
+    if P.shape[0] and np.any(np.abs(sums - 1.0) > 1e-9):
+        row = int(np.flatnonzero(np.abs(sums - 1.0) > 1e-9)[0])
+        raise PrivlabError(f"probs rows must sum to 1 (within 1e-9); row {row} sums to {sums[row]!r}")
+    eps = breakpoints(x)
+    m = x.size
+    tol = 1e-12 * max(1.0, float(np.abs(x).max()))
+    # lo[k, i]: first window start (0-based) allowed for a window ending at i at level k
+    lo = np.searchsorted(x, x[None, :] - (eps[:, None] + tol), side="left")
+    out = np.empty((P.shape[0], eps.size))
+    for start in range(0, P.shape[0], chunk):
+        block = P[start:start + chunk]
+        cum = np.concatenate((np.zeros((block.shape[0], 1)), np.cumsum(block, axis=1)), axis=1)
+        # seg[:, i, j] = a(j, i) for the window of values j..i (0-based, j <= i); laid out so
+        # that the candidate starts of one window end are contiguous in memory
+        seg = _plogp(cum[:, 1:, None] - cum[:, None, :-1])
+        h = np.zeros((block.shape[0], m + 1))
+        for k in range(eps.size):
+            # values before the first window end whose allowed starts changed keep their H(eps, i)
+            changed = np.flatnonzero(lo[k] != lo[k - 1]) if k else np.array([0])
+            for i in range(int(changed[0]) if changed.size else m, m):
+                j0 = lo[k, i]
+                # h[:, j] is H of values 0..j-1; window j..i added to it
+                h[:, i + 1] = np.min(h[:, j0:i + 1] + seg[:, i, j0:i + 1], axis=1)
+            out[start:start + block.shape[0], k] = h[:, m]
+    np.maximum(out, 0.0, out=out)
+    return eps, out
+
+
+def cae_batch(values, probs, *, chunk: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+    """``(H0, A)`` of every row of ``probs`` over the shared grid ``values`` (see :func:`entropy_curves`).
+
+    Returns
+    -------
+    H0 : ndarray, shape (B,)
+    area : ndarray, shape (B,)
+    """
+    eps, h = entropy_curves(values, probs, chunk=chunk)
+    return h[:, 0].copy(), h[:, :-1] @ np.diff(eps)
