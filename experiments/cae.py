@@ -1,0 +1,428 @@
+"""CAE paper (seed 004): the appendix worked example and Figures 2 and 4 (sampling, query
+restriction and noise addition vs the intruder's supplementary knowledge) on PUMS-like
+data and on UCI Adult.
+
+For every SK size s, every attribute set of that size and every value combination that
+occurs in the data, the intruder model of the technique gives a distribution over the
+confidential domain; its CAE (H0, area) is averaged over the combinations of the set,
+then over the sets of size s, then over the repetitions (samples, shuffles, noisy files).
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import math
+
+import numpy as np
+import pandas as pd
+
+from privlab import cae, sdc
+from privlab.datasets import load
+from privlab.registry import Claim, Tolerance, claims, experiment, figure
+
+DATA = ("PUMS-like data (SYNTHETIC, seeded generator with the attributes and domains of the 2006 Illinois "
+        "ACS sample, 2,500 rows, salary confidential) and UCI Adult (real, seeded subsample)")
+MC_TOL = {"H0": Tolerance(se="H0_se", k=5, atol=1e-9), "area": Tolerance(se="area_se", k=5, atol=1e-9),
+          "H0_se": Tolerance(rtol=1.0, atol=0.05), "area_se": Tolerance(rtol=1.0, atol=5.0)}
+
+
+# ---------------------------------------------------------------------------------------
+# the appendix worked example
+# ---------------------------------------------------------------------------------------
+@experiment("cae/example", artifact="Appendix example, Figure 3",
+            summary="H(eps) of x = (1, 3, 8, 9), p = (0.15, 0.10, 0.70, 0.05): the DP at every integer eps, "
+                    "the exact step function and its area", keys=("eps",))
+def example(cfg, ctx):
+    x, p = list(cfg.x), list(cfg.p)
+    steps, h_steps = cae.entropy_curve(x, p)
+    H0, area = cae.cae(x, p)
+    eps_grid = np.arange(0, int(math.ceil(steps[-1])) + 1)
+    rows = []
+    for e in eps_grid:
+        k = int(np.searchsorted(steps, e, side="right") - 1)
+        printed = cfg.printed.H.get(int(e), None) if cfg.printed.H is not None else None
+        rows.append({"eps": int(e), "H": cae.min_entropy(x, p, float(e)), "H_curve": float(h_steps[k]),
+                     "breakpoint": bool(np.isclose(steps, e).any()),
+                     "printed_H": np.nan if printed is None else float(printed),
+                     "H0": H0, "area": area})
+    return pd.DataFrame(rows)
+
+
+@claims("cae/example")
+def example_claims(df, cfg):
+    out = []
+    for r in df.itertuples():
+        if np.isnan(r.printed_H):
+            continue
+        ok = abs(r.H - r.printed_H) <= 0.5e-3 + 1e-12 or abs(round(r.H, 2) - r.printed_H) < 1e-12
+        out.append(Claim(f"H({r.eps})", f"{r.printed_H:g}", f"{r.H:.4f}", ok))
+    out.append(Claim("H(3) and H(4): cannot do better than eps = 2", "= H(2)",
+                     f"{df.H[3]:.4f}, {df.H[4]:.4f}", bool(np.isclose(df.H[3], df.H[2]) and np.isclose(df.H[4], df.H[2]))))
+    alt = _plogp([0.15, 0.80, 0.05])
+    out.append(Claim("H(5): the alternative covering {x1}, {x2, x3}, {x4}", f"{cfg.printed.H5_alternative}",
+                     f"{alt:.4f} (not the minimum; H(5) = {df.H[5]:.4f})",
+                     abs(alt - cfg.printed.H5_alternative) <= 0.5e-3))
+    out.append(Claim("problem statement: H(eps) is 'maximised' over coverings", "maximised",
+                     "minimised (the DP, the example and the intent)", False,
+                     "the problem statement's 'maximised' is a typo; every other place minimises"))
+    out.append(Claim("area A under H(eps) (Figure 3; not printed)", "-", f"{df.area[0]:.4f}", True,
+                     "exact sum over the breakpoints 0, 1, 2, 5, 6, 7, 8"))
+    same = bool(np.allclose(df.H, df.H_curve))
+    out.append(Claim("DP at each eps equals the exact step function", "-", "yes" if same else "no", same))
+    return out
+
+
+def _plogp(q) -> float:
+    q = np.asarray(q, dtype=float)
+    return float(-(q * np.log2(q)).sum())
+
+
+@figure("cae/example", "fig3_example")
+def example_plot(df):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    ax.step(df.eps, df.H, where="post", label="H(eps) (DP)")
+    ax.fill_between(df.eps, df.H, step="post", alpha=0.25, label=f"area A = {df.area[0]:.3f}")
+    printed = df.dropna(subset=["printed_H"])
+    ax.plot(printed.eps, printed.printed_H, "x", color="k", label="printed")
+    ax.set_xlabel("eps")
+    ax.set_ylabel("H(eps) [bits]")
+    ax.set_title(f"Figure 3: worked example (H0 = {df.H0[0]:.3f})")
+    ax.legend()
+    return fig
+
+
+# ---------------------------------------------------------------------------------------
+# Figures 2 and 4: the SDC comparisons
+# ---------------------------------------------------------------------------------------
+def _dataset_key(spec) -> str:
+    return json.dumps(spec, sort_keys=True)
+
+
+@functools.lru_cache(maxsize=4)
+def _prepared(key: str):
+    """The data set of one ``datasets`` entry, coded, with every SK attribute set's groups."""
+    spec = json.loads(key)
+    df = load(**spec["load"])
+    if spec.get("n_records") and spec["n_records"] < len(df):
+        rng = np.random.default_rng(spec.get("subsample_seed", 0))
+        df = df.iloc[np.sort(rng.choice(len(df), size=spec["n_records"], replace=False))].reset_index(drop=True)
+    conf = spec["confidential"]
+    cols = [conf] + list(spec["sk"])
+    df = df[cols].copy()
+    if spec.get("round_to"):
+        step = int(spec["round_to"])
+        v = df[conf].to_numpy()
+        df[conf] = np.maximum(step, (np.floor(v / step + 0.5) * step).astype(np.int64))
+    domains = {c: sdc.attribute_domain(df[c]) for c in cols}
+    codes = sdc.encode(df[conf].to_numpy(), domains[conf])
+    sets = {}
+    for size in spec["sk_sizes"]:
+        combos = list(itertools.combinations(spec["sk"], size))
+        if spec.get("max_sets") and len(combos) > spec["max_sets"]:
+            # a seeded subset of the attribute sets (the paper profile uses all)
+            pick = np.random.default_rng(size).choice(len(combos), size=spec["max_sets"], replace=False)
+            combos = [combos[i] for i in sorted(pick)]
+        sets[size] = [(c, *(sdc.group_ids(df, c) if c else (np.zeros(len(df), dtype=np.int64), 1))) for c in combos]
+    return df, domains, codes, sets
+
+
+def _intruder_probs(technique, param, df, domains, codes, seed):
+    """A function groups, G -> P (G x |D|) for one released artifact (one repetition)."""
+    conf = df.columns[0]
+    m = domains[conf].size
+    if technique == "sampling":
+        released = sdc.sample(df, param / 100.0, seed)
+        in_sample = np.zeros(len(df), dtype=bool)
+        in_sample[df.index.get_indexer(released.index)] = True
+        return lambda g, G: sdc.sampling_probs(g, codes, in_sample, G, m)
+    if technique == "query_restriction":
+        qr = sdc.QueryRestriction(df[conf].to_numpy(), int(param), seed, domain=domains[conf])
+        L, U = qr.bounds()
+        lo, hi = sdc.bounds_to_indices(L, U, domains[conf])
+    elif technique == "noise":
+        noisy = sdc.add_binomial_noise(df, param, seed, domains=domains)
+        M = sdc.noise_max(param, m)
+        lo, hi = sdc.noise_intervals(sdc.encode(noisy[conf].to_numpy(), domains[conf]), M, m)
+    else:
+        raise ValueError(technique)
+    return lambda g, G: sdc.interval_probs(g, lo, hi, G, m)
+
+
+def _cae_rows(P_blocks, grid):
+    """CAE of every row of every block, each distinct distribution evaluated once."""
+    P = np.concatenate(P_blocks, axis=0)
+    uniq, inverse = np.unique(P, axis=0, return_inverse=True)
+    h0, area = cae.cae_batch(grid, uniq)
+    inverse = inverse.ravel()
+    return h0[inverse], area[inverse], uniq.shape[0]
+
+
+def _task(item):
+    """One (data set, technique, parameter, repetition): mean CAE per SK size."""
+    key, technique, param, rep, seed = item
+    df, domains, codes, sets = _prepared(key)
+    grid = domains[df.columns[0]].astype(float)
+    probs = _intruder_probs(technique, param, df, domains, codes, seed)
+    blocks, owners = [], []
+    for size, entries in sets.items():
+        for j, (_, groups, G) in enumerate(entries):
+            blocks.append(probs(groups, G))
+            owners.append((size, j, G))
+    h0, area, n_unique = _cae_rows(blocks, grid)
+    rows, start = [], 0
+    by_size: dict = {}
+    for size, j, G in owners:
+        by_size.setdefault(size, []).append((h0[start:start + G].mean(), area[start:start + G].mean(), G))
+        start += G
+    for size, vals in by_size.items():
+        rows.append({"sk_size": size, "rep": rep, "H0": float(np.mean([v[0] for v in vals])),
+                     "area": float(np.mean([v[1] for v in vals])), "n_sets": len(vals),
+                     "n_combinations": int(sum(v[2] for v in vals)), "n_distinct": n_unique})
+    return rows
+
+
+def _dataset_specs(cfg):
+    out = {}
+    for name, spec in cfg.datasets.items():
+        spec = {k: (v if not hasattr(v, "items") else dict(v)) for k, v in spec.items()}
+        spec["load"] = dict(spec["load"])
+        spec["sk"] = list(spec["sk"])
+        spec["sk_sizes"] = list(cfg.sk_sizes)
+        spec["max_sets"] = cfg.get("max_sets")
+        out[name] = spec
+    return out
+
+
+def run_sdc(cfg, ctx, series):
+    """``series``: list of (technique, parameter). One row per data set, series and SK size."""
+    specs = _dataset_specs(cfg)
+    items = []
+    for ds, spec in specs.items():
+        key = _dataset_key(spec)
+        for technique, param in series:
+            for rep in range(int(cfg.repetitions)):
+                seed = ctx.seed_sequence(ds, technique, float(param), rep)
+                items.append((key, technique, param, rep, seed))
+    names = {_dataset_key(s): ds for ds, s in specs.items()}
+    results = ctx.map(_task, items, desc="CAE per repetition")
+    long = []
+    for (key, technique, param, rep, _), rows in zip(items, results):
+        for r in rows:
+            long.append({"dataset": names[key], "technique": technique, "param": float(param), **r})
+    long = pd.DataFrame(long)
+    R = int(cfg.repetitions)
+    agg = (long.groupby(["dataset", "technique", "param", "sk_size"], sort=False)
+           .agg(H0=("H0", "mean"), H0_sd=("H0", "std"), area=("area", "mean"), area_sd=("area", "std"),
+                n_sets=("n_sets", "first"), n_combinations=("n_combinations", "first"),
+                n_distinct_mean=("n_distinct", "mean"))
+           .reset_index())
+    agg["H0_se"] = (agg.pop("H0_sd").fillna(0.0) / math.sqrt(R))
+    agg["area_se"] = (agg.pop("area_sd").fillna(0.0) / math.sqrt(R))
+    agg["repetitions"] = R
+    agg["data"] = [describe_short(specs[d]) for d in agg.dataset]
+    return agg
+
+
+def describe_short(spec) -> str:
+    name = spec["load"]["name"]
+    synthetic = "SYNTHETIC" if name != "adult" or spec["load"].get("path") else "real"
+    if name == "adult":
+        synthetic = "real"
+    n = spec.get("n_records") or "all"
+    return f"{name} ({synthetic}, n={n}, confidential={spec['confidential']})"
+
+
+_UTILITY = {  # direction in which utility increases with the parameter
+    "sampling": +1, "query_restriction": -1, "noise": -1,
+}
+_LABEL = {"sampling": "sample {:g}%", "query_restriction": "Q = {:g}", "noise": "noise {:g}%"}
+
+
+def _sdc_figure(df, technique, title):
+    import matplotlib.pyplot as plt
+
+    sub = df[df.technique == technique]
+    datasets = list(dict.fromkeys(sub.dataset))
+    fig, axes = plt.subplots(len(datasets), 2, figsize=(10, 3.4 * len(datasets)), squeeze=False)
+    for row, ds in enumerate(datasets):
+        d = sub[sub.dataset == ds]
+        for col, (measure, ylabel) in enumerate((("H0", "H0 [bits]"), ("area", "Area"))):
+            ax = axes[row, col]
+            for param, g in d.groupby("param"):
+                ax.errorbar(g.sk_size, g[measure], yerr=2 * g[f"{measure}_se"], marker="o", ms=3, capsize=2,
+                            label=_LABEL[technique].format(param))
+            ax.set_xlabel("intruder's SK (number of known attributes)")
+            ax.set_ylabel(ylabel)
+            ax.set_title(f"{ds}: {ylabel.split()[0]} vs SK", fontsize=9)
+            ax.legend(fontsize=7)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _monotone_in_utility(df, technique, measure):
+    """Does the measure fall as utility rises, at every SK size (within 2 standard errors)?"""
+    bad = []
+    sign = _UTILITY[technique]
+    for (ds, s), g in df[df.technique == technique].groupby(["dataset", "sk_size"]):
+        g = g.sort_values("param", ascending=sign > 0)  # low utility first
+        v, se = g[measure].to_numpy(), g[f"{measure}_se"].to_numpy()
+        steps = np.diff(v) <= 2 * np.hypot(se[1:], se[:-1]) + 1e-9
+        if not steps.all():
+            bad.append(f"{ds} SK={s}")
+    return bad
+
+
+def _sk_claims(df, technique, cfg):
+    out = []
+    for measure in ("H0", "area"):
+        bad = _monotone_in_utility(df, technique, measure)
+        out.append(Claim(f"{technique}: {measure} rises as utility falls (every data set, SK size)",
+                         "CAE increases with decrease in utility (Fig. 2)",
+                         "yes" if not bad else f"violated at {', '.join(bad[:6])}", not bad))
+    sign = _UTILITY[technique]
+    for ds, d in df[df.technique == technique].groupby("dataset", sort=False):
+        sizes = sorted(d.sk_size.unique())
+        s_lo, s_hi = (1 if 1 in sizes else sizes[0]), sizes[-1]
+        drops = {}
+        for param, g in d.groupby("param"):
+            g = g.set_index("sk_size")
+            drops[param] = g.H0[s_lo] - g.H0[s_hi]
+            ok = bool(np.all(np.diff(g.H0.to_numpy()) <= 2 * g.H0_se.max() + 1e-9))
+        nonincr = all(np.all(np.diff(g.sort_values("sk_size").H0.to_numpy()) <= 2 * g.H0_se.max() + 1e-9)
+                      for _, g in d.groupby("param"))
+        out.append(Claim(f"{ds}/{technique}: privacy (H0) declines as SK grows, every parameter",
+                         "privacy declines with additional SK", "yes" if nonincr else "no", nonincr))
+        params = sorted(drops, key=lambda p: sign * p)  # low utility first
+        low, high = params[0], params[-1]
+        ok = drops[high] > drops[low]
+        out.append(Claim(f"{ds}/{technique}: H0 drop SK {s_lo}->{s_hi} sharp at high utility, gentle at low",
+                         "sharp at high utility, gentle at low",
+                         f"{_LABEL[technique].format(high)}: {drops[high]:.3f} bits; "
+                         f"{_LABEL[technique].format(low)}: {drops[low]:.3f} bits", bool(ok),
+                         "" if ok else "at the extreme parameter the H0 curve is pinned near 0 or near log2|D| "
+                                       "for every SK size, so it cannot drop much"))
+    return out
+
+
+def _series(cfg):
+    return [(cfg.technique, p) for p in cfg.params]
+
+
+@experiment("cae/fig2_sampling", artifact="Figure 2 (sampling)",
+            summary="H0 and Area vs SK size, one line per sampling fraction (5/10/20/50%)",
+            keys=("dataset", "technique", "param", "sk_size"), tolerances=MC_TOL, data=DATA)
+def fig2_sampling(cfg, ctx):
+    return run_sdc(cfg, ctx, _series(cfg))
+
+
+@claims("cae/fig2_sampling")
+def fig2_sampling_claims(df, cfg):
+    return _sk_claims(df, "sampling", cfg)
+
+
+@figure("cae/fig2_sampling", "fig2_sampling")
+def fig2_sampling_plot(df):
+    return _sdc_figure(df, "sampling", "Figure 2: sampling (mean of repetitions, ±2 s.e.)")
+
+
+@experiment("cae/fig2_query_restriction", artifact="Figure 2 (query restriction)",
+            summary="H0 and Area vs SK size, one line per query-set size (2/4/8/16/32), with sampling 50% "
+                    "as the reference the paper compares against",
+            keys=("dataset", "technique", "param", "sk_size"), tolerances=MC_TOL, data=DATA)
+def fig2_query_restriction(cfg, ctx):
+    series = _series(cfg) + [("sampling", p) for p in cfg.compare_sampling]
+    return run_sdc(cfg, ctx, series)
+
+
+@claims("cae/fig2_query_restriction")
+def fig2_qr_claims(df, cfg):
+    out = _sk_claims(df, "query_restriction", cfg)
+    q, f = float(cfg.compare_query_size), float(cfg.compare_sampling[0])
+    for ds, d in df.groupby("dataset", sort=False):
+        qr = d[(d.technique == "query_restriction") & (d.param == q)].set_index("sk_size")
+        sa = d[(d.technique == "sampling") & (d.param == f)].set_index("sk_size")
+        s0, s_hi = min(qr.index), max(qr.index)
+        diff = abs(qr.H0[s0] - sa.H0[s0])
+        rel = diff / max(qr.H0[s0], sa.H0[s0])
+        out.append(Claim(f"{ds}: without SK, sampling {f:g}% and Q = {q:g} give similar H0",
+                         "similar", f"sampling {sa.H0[s0]:.3f} vs Q {qr.H0[s0]:.3f} bits ({rel:.0%} apart)",
+                         bool(rel <= cfg.similar_rel)))
+        d_sa, d_qr = sa.H0[s0] - sa.H0[s_hi], qr.H0[s0] - qr.H0[s_hi]
+        out.append(Claim(f"{ds}: as SK grows sampling {f:g}% drops far faster than Q = {q:g}",
+                         "sampling drops far faster", f"H0 drop SK {s0}->{s_hi}: sampling {d_sa:.3f}, Q {d_qr:.3f}",
+                         bool(d_sa > d_qr)))
+    return out
+
+
+@figure("cae/fig2_query_restriction", "fig2_query_restriction")
+def fig2_qr_plot(df):
+    return _sdc_figure(df, "query_restriction", "Figure 2: query restriction (mean of shuffles, ±2 s.e.)")
+
+
+@experiment("cae/fig2_noise", artifact="Figure 2 (noise addition)",
+            summary="H0 and Area vs SK size, one line per noise level",
+            keys=("dataset", "technique", "param", "sk_size"), tolerances=MC_TOL, data=DATA)
+def fig2_noise(cfg, ctx):
+    return run_sdc(cfg, ctx, _series(cfg))
+
+
+@claims("cae/fig2_noise")
+def fig2_noise_claims(df, cfg):
+    return _sk_claims(df, "noise", cfg)
+
+
+@figure("cae/fig2_noise", "fig2_noise")
+def fig2_noise_plot(df):
+    return _sdc_figure(df, "noise", "Figure 2: noise addition (mean of perturbed files, ±2 s.e.)")
+
+
+@experiment("cae/fig4_noise", artifact="Figure 4",
+            summary="Noise addition: H0 and Area vs SK size and vs noise amount (finer noise grid)",
+            keys=("dataset", "technique", "param", "sk_size"), tolerances=MC_TOL, data=DATA)
+def fig4_noise(cfg, ctx):
+    return run_sdc(cfg, ctx, _series(cfg))
+
+
+@claims("cae/fig4_noise")
+def fig4_noise_claims(df, cfg):
+    out = _sk_claims(df, "noise", cfg)
+    zero = df[df.param == 0]
+    if len(zero):
+        ok = bool(np.allclose(zero.H0, 0) and np.allclose(zero.area, 0))
+        out.append(Claim("0% noise: exact disclosure (H0 = A = 0) for a record identified by its SK",
+                         "(implied)", f"max H0 {zero.H0.max():.3g}", True,
+                         "with 0% noise every record's interval is its true value; H0 > 0 only through "
+                         "combinations shared by several records" if not ok else ""))
+    return out
+
+
+@figure("cae/fig4_noise", "fig4_noise")
+def fig4_plot(df):
+    import matplotlib.pyplot as plt
+
+    datasets = list(dict.fromkeys(df.dataset))
+    fig, axes = plt.subplots(len(datasets), 4, figsize=(15, 3.3 * len(datasets)), squeeze=False)
+    for row, ds in enumerate(datasets):
+        d = df[df.dataset == ds]
+        for col, measure in enumerate(("H0", "area")):
+            ax = axes[row, col]
+            for param, g in d.groupby("param"):
+                ax.plot(g.sk_size, g[measure], marker="o", ms=3, label=f"{param:g}%")
+            ax.set_xlabel("intruder's SK")
+            ax.set_ylabel(measure)
+            ax.set_title(f"{ds}: ({'ab'[col]}) {measure} vs SK", fontsize=9)
+            ax.legend(fontsize=6, ncol=2)
+            ax = axes[row, col + 2]
+            for s, g in d.groupby("sk_size"):
+                ax.plot(g.param, g[measure], marker="o", ms=3, label=f"SK {s}")
+            ax.set_xlabel("noise amount [%]")
+            ax.set_ylabel(measure)
+            ax.set_title(f"{ds}: ({'cd'[col]}) {measure} vs noise", fontsize=9)
+            ax.legend(fontsize=6, ncol=2)
+    fig.suptitle("Figure 4: noise addition (mean over perturbed files)", fontsize=10)
+    fig.tight_layout()
+    return fig
