@@ -112,6 +112,10 @@ def _prepared(key: str):
     conf = spec["confidential"]
     cols = [conf] + list(spec["sk"])
     df = df[cols].copy()
+    for c in spec["sk"]:
+        if not pd.api.types.is_integer_dtype(df[c].dtype):
+            # Adult's missing workclass/occupation/country are a category of their own, "?" as in the raw file
+            df[c] = df[c].astype(object).where(df[c].notna(), "?").astype(str)
     if spec.get("round_to"):
         step = int(spec["round_to"])
         v = df[conf].to_numpy()
@@ -153,11 +157,26 @@ def _intruder_probs(technique, param, df, domains, codes, seed):
 
 def _cae_rows(P_blocks, grid):
     """CAE of every row of every block, each distinct distribution evaluated once."""
-    P = np.concatenate(P_blocks, axis=0)
-    uniq, inverse = np.unique(P, axis=0, return_inverse=True)
+    P = np.ascontiguousarray(np.concatenate(P_blocks, axis=0))
+    uniq, inverse = _unique_rows(P)
     h0, area = cae.cae_batch(grid, uniq)
-    inverse = inverse.ravel()
     return h0[inverse], area[inverse], uniq.shape[0]
+
+
+def _unique_rows(P):
+    """Distinct rows of P and the inverse map, via a 64-bit hash of the rows' bits.
+
+    Exact: the result is verified row by row, with np.unique(axis=0) as the fallback.
+    """
+    bits = (P + 0.0).view(np.uint64)  # + 0.0 turns -0.0 into 0.0
+    mult = np.random.default_rng(12345).integers(1, 2**63, size=P.shape[1], dtype=np.uint64) | np.uint64(1)
+    with np.errstate(over="ignore"):
+        h = (bits * mult).sum(axis=1, dtype=np.uint64)
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    uniq = P[first]
+    if not np.array_equal(uniq[inverse], P):  # a hash collision: fall back to the exact sort
+        uniq, inverse = np.unique(P, axis=0, return_inverse=True)
+    return uniq, inverse.ravel()
 
 
 def _task(item):

@@ -43,6 +43,8 @@ def attribute_domain(column) -> np.ndarray:
     col = pd.Series(column)
     if col.size == 0:
         raise PrivlabError("column must hold at least one value")
+    if col.isna().any():
+        raise PrivlabError(f"column {col.name!r} has missing values; code them as a category first")
     if pd.api.types.is_integer_dtype(col.dtype):
         v = col.to_numpy(dtype=np.int64)
         lo, hi = int(v.min()), int(v.max())
