@@ -45,8 +45,10 @@ def _check_input(values, probs) -> tuple[np.ndarray, np.ndarray]:
 def _plogp(q: np.ndarray) -> np.ndarray:
     """``q * log2(1/q)`` elementwise, 0 where ``q`` is 0 (or rounding made it slightly negative)."""
     q = np.asarray(q, dtype=float)
-    safe = np.where(q > _TINY, q, 1.0)
-    return np.where(q > _TINY, -safe * np.log2(safe), 0.0)
+    # a window holding (up to round-off) all the mass contributes exactly 0, so H reaches 0
+    keep = (q > _TINY) & (q < 1.0 - 1e-12)
+    safe = np.where(keep, q, 1.0)
+    return np.where(keep, -safe * np.log2(safe), 0.0)
 
 
 def _dp(x: np.ndarray, p: np.ndarray, eps: float) -> float:
