@@ -207,12 +207,14 @@ def isolates_anyone_mask(queries, db, c, T, *, method="auto") -> np.ndarray:
     m = queries.shape[0]
     if _use_tree(d, method):
         _, idx = cKDTree(db).query(queries, k=1)
-    else:
-        idx = np.empty(m, dtype=np.int64)
-        db_sq = np.einsum("ij,ij->i", db, db)
-        for sl in _blocks(m, n):
-            idx[sl] = _sq_dists(queries[sl], db, db_sq).argmin(axis=1)
-    return isolation_mask(queries, np.asarray(idx, dtype=np.int64).reshape(m), db, c, T, method=method)
+        return isolation_mask(queries, np.asarray(idx, dtype=np.int64).reshape(m), db, c, T, method=method)
+    out = np.empty(m, dtype=bool)
+    db_sq = np.einsum("ij,ij->i", db, db)
+    for sl in _blocks(m, n):  # one pass: nearest distance, then the ball count minus y itself
+        d2 = _sq_dists(queries[sl], db, db_sq)
+        nearest = d2.min(axis=1)
+        out[sl] = (d2 <= (c * c * nearest)[:, None]).sum(axis=1) - 1 < T
+    return out
 
 
 def t_radius(db, T, indices=None) -> np.ndarray:
