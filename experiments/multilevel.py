@@ -118,7 +118,7 @@ def collusion_counts(cfg, ctx, name: str, prior: np.ndarray) -> np.ndarray:
     if state is not None and state.exists():
         with np.load(state) as saved:
             F, done = saved["F"].copy(), saved["done"].copy()
-        ctx.log(f"multilevel MC {name}: resuming with {int(done.sum())}/{n_blocks} blocks done ({state.name})")
+        ctx.log(f"multilevel MC {name}: {'reusing finished counts' if done.all() else 'resuming'} with {int(done.sum())}/{n_blocks} blocks done ({state.name})")
     todo = np.flatnonzero(~done).tolist()
     per_round = max(1, ctx.n_jobs)
     rounds = [todo[i:i + per_round] for i in range(0, len(todo), per_round)]
@@ -144,6 +144,15 @@ def collusion_counts(cfg, ctx, name: str, prior: np.ndarray) -> np.ndarray:
     if int(F.sum()) != trials:
         raise RuntimeError(f"MC counts hold {int(F.sum())} trials, expected {trials}")
     return F.reshape((s,) * (1 + len(ps)))
+
+
+def _se(count: float, n: float) -> float:
+    """Standard error of a proportion count/n, with the Laplace-smoothed (count+1)/(n+2) so
+    that an empty cell does not claim zero uncertainty."""
+    if n <= 0:
+        return float("nan")
+    q = (count + 1) / (n + 2)
+    return math.sqrt(q * (1 - q) / n)
 
 
 def _cell(values, s) -> tuple:
@@ -179,8 +188,7 @@ def fig5_collusion(cfg, ctx):
         for x in range(s):
             rows.append({"distribution": name, "x": x + 1, "y_a": ya + 1, "y_b": yb + 1, "y_c": yc + 1,
                          "prior": prior[x], "mc_all": mc_all[x],
-                         "mc_all_se": math.sqrt(mc_all[x] * (1 - mc_all[x]) / n_all) if n_all else np.nan,
-                         "mc_c": mc_c[x], "mc_c_se": math.sqrt(mc_c[x] * (1 - mc_c[x]) / n_c),
+                         "mc_all_se": _se(col_all[x], n_all), "mc_c": mc_c[x], "mc_c_se": _se(col_c[x], n_c),
                          "exact_all": exact_all[x], "exact_c": exact_c[x],
                          "count_all": int(n_all), "count_c": int(n_c), "trials": int(F.sum())})
     return pd.DataFrame(rows)
@@ -250,7 +258,7 @@ def fig6_equivalence(cfg, ctx):
         for y in range(s):
             mc = col[y] / n
             rows.append({"distribution": name, "recipient": spec.recipient, "p": ps[i], "x": x + 1, "y": y + 1,
-                         "mc": mc, "mc_se": math.sqrt(mc * (1 - mc) / n), "uni_pert": formula[y],
+                         "mc": mc, "mc_se": _se(col[y], n), "uni_pert": formula[y],
                          "exact_chain": chain[y], "count_x": int(n), "trials": int(F.sum())})
     return pd.DataFrame(rows)
 
@@ -294,7 +302,7 @@ def fig6_plot(df):
 # MC vs exact agreement of the whole table
 # ---------------------------------------------------------------------------------------
 def pooled_gof(counts: np.ndarray, probs: np.ndarray, min_expected: float) -> dict:
-    """Chi-square and G-test of ``counts`` against ``probs`` after pooling small cells.
+    """Chi-square and G-test (Williams-corrected) of ``counts`` against ``probs`` after pooling small cells.
 
     Cells are sorted by expected count and consecutive small cells merged until every
     group expects at least ``min_expected`` (a grouping fixed by the null law alone).
@@ -323,8 +331,10 @@ def pooled_gof(counts: np.ndarray, probs: np.ndarray, min_expected: float) -> di
     chi2 = float(((O - E) ** 2 / E).sum())
     with np.errstate(divide="ignore", invalid="ignore"):
         g = float(2 * np.where(O > 0, O * np.log(O / E), 0.0).sum())
+    # Williams' correction: E[G] exceeds df by about (sum 1/E - 1/n)/6 when groups expect few counts
+    q = 1.0 + ((1.0 / E).sum() - 1.0 / O.sum()) / (6.0 * df)
     return {"groups": int(E.size), "chi2": chi2, "chi2_p": float(stats.chi2.sf(chi2, df)), "g": g,
-            "g_p": float(stats.chi2.sf(g, df)), "impossible_cells_hit": 0}
+            "williams_q": float(q), "g_p": float(stats.chi2.sf(g / q, df)), "impossible_cells_hit": 0}
 
 
 @experiment("multilevel/agreement", artifact="Section 6 (MC check)",
@@ -504,9 +514,11 @@ def _overhead_run(item):
             tolerances={"history_ms_per_release": Tolerance(ignore=True), "naive_ms_per_release": Tolerance(ignore=True)},
             data="random codes, uniform on the domain; p's uniform in [c, 1)")
 def fig8_overhead(cfg, ctx):
+    n_min, n_max = check_int("n_min", cfg.n_min, low=1), check_int("n_max", cfg.n_max, low=1)
+    ns = [n_min * 10 ** k for k in range(int(math.log10(n_max / n_min) + 1e-9) + 1)]
     items = [(check_int("n", n, low=1), check_int("m_max", cfg.m_max, low=1), int(cfg.domain_size),
               check_real("c", cfg.c, low=0, high=1, low_open=True), check_int("m_step", cfg.m_step, low=1),
-              int(float(cfg.naive_max_bytes)), ctx.seed_sequence("fig8", int(n))) for n in cfg.ns]
+              int(float(cfg.naive_max_bytes)), ctx.seed_sequence("fig8", int(n))) for n in ns]
     # timings: run one table size at a time so that workers do not compete for memory bandwidth
     return pd.DataFrame([r for part in ctx.map(_overhead_run, items, desc="fig8", n_jobs=1) for r in part])
 
