@@ -352,7 +352,7 @@ def build_histogram(db, T, low=-1.0, high=1.0) -> Histogram:
     """The recursive histogram of ``db`` as arrays (see `recursive_histogram`)."""
     db = _check_db(db)
     n, d = db.shape
-    T = check_int("T", T, low=1, high=n)
+    T = check_int("T", T, low=2, high=n)  # T = 1 asks for empty leaves: no finite histogram
     low, high = _check_box(db, low, high)
     u = (db - low) / (high - low)
     leaf_grid, leaf_depth, leaf_count, leaf_members = [], [], [], []
@@ -396,7 +396,7 @@ def recursive_histogram(db, T, low=-1.0, high=1.0) -> list[Leaf]:
     Parameters
     ----------
     db : array (n, d), every point inside the box
-    T : int in [1, n]
+    T : int in [2, n]
     low, high : float
         The declared box.
 
@@ -473,7 +473,7 @@ def histogram_plus_perturbation(db, T, seed=None, *, scale=1.0, low=-1.0, high=1
     Parameters
     ----------
     db : array (n, d) inside [low, high]^d
-    T : int in [1, n // 2]
+    T : int in [2, n // 2]
     seed : int, SeedSequence or Generator
     scale : float >= 0
     """
@@ -481,7 +481,7 @@ def histogram_plus_perturbation(db, T, seed=None, *, scale=1.0, low=-1.0, high=1
     n = db.shape[0]
     if n < 2:
         raise PrivlabError(f"db must hold at least 2 points to split in halves, got {n}")
-    T = check_int("T", T, low=1, high=n // 2)
+    T = check_int("T", T, low=2, high=max(2, n // 2))
     scale = check_real("scale", scale, low=0)
     _check_box(db, low, high)
     rng = rng_from(0 if seed is None else seed)
