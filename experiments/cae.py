@@ -24,6 +24,10 @@ from privlab.registry import Claim, Tolerance, claims, experiment, figure
 DATA = ("PUMS-like data (SYNTHETIC, seeded generator with the attributes and domains of the 2006 Illinois "
         "ACS sample, 2,500 rows, salary confidential) and UCI Adult (real, seeded subsample)")
 MC_TOL = {"H0": Tolerance(se="H0_se", k=5, atol=1e-9), "area": Tolerance(se="area_se", k=5, atol=1e-9),
+          "H0_unique": Tolerance(se="H0_unique_se", k=5, atol=1e-9),
+          "area_unique": Tolerance(se="area_unique_se", k=5, atol=1e-9),
+          "H0_unique_se": Tolerance(rtol=1.0, atol=0.05), "area_unique_se": Tolerance(rtol=1.0, atol=5.0),
+          "artifact_violation": Tolerance(atol=1e-6),
           "H0_se": Tolerance(rtol=1.0, atol=0.05), "area_se": Tolerance(rtol=1.0, atol=5.0)}
 
 
@@ -133,26 +137,104 @@ def _prepared(key: str):
     return df, domains, codes, sets
 
 
-def _intruder_probs(technique, param, df, domains, codes, seed):
-    """A function groups, G -> P (G x |D|) for one released artifact (one repetition)."""
+def _intruder_probs(technique, param, df, domains, codes, seed, lp_check):
+    """One released artifact (one repetition): ``(probs, violation)``.
+
+    ``probs(groups, G)`` gives the intruder's P (G x |D|); ``violation`` is what an
+    independent checker of the artifact found (0 = the artifact is what it claims).
+    """
     conf = df.columns[0]
     m = domains[conf].size
     if technique == "sampling":
         released = sdc.sample(df, param / 100.0, seed)
         in_sample = np.zeros(len(df), dtype=bool)
         in_sample[df.index.get_indexer(released.index)] = True
-        return lambda g, G: sdc.sampling_probs(g, codes, in_sample, G, m)
+        return (lambda g, G: sdc.sampling_probs(g, codes, in_sample, G, m)), _check_sample(df, released, param)
     if technique == "query_restriction":
         qr = sdc.QueryRestriction(df[conf].to_numpy(), int(param), seed, domain=domains[conf])
         L, U = qr.bounds()
         lo, hi = sdc.bounds_to_indices(L, U, domains[conf])
+        violation = _check_bounds(qr, L, U, df[conf].to_numpy(), lp_check, seed)
     elif technique == "noise":
         noisy = sdc.add_binomial_noise(df, param, seed, domains=domains)
         M = sdc.noise_max(param, m)
         lo, hi = sdc.noise_intervals(sdc.encode(noisy[conf].to_numpy(), domains[conf]), M, m)
+        violation = _check_noise(df, noisy, domains, param)
     else:
         raise ValueError(technique)
-    return lambda g, G: sdc.interval_probs(g, lo, hi, G, m)
+    return (lambda g, G: sdc.interval_probs(g, lo, hi, G, m)), violation
+
+
+# -- checkers of the released artifacts (no code shared with privlab.sdc) ---------------
+def _check_sample(df, released, percent) -> float:
+    """A sample: distinct original records, exactly round(f n) of them, values untouched."""
+    want = int(np.floor(percent / 100.0 * len(df) + 0.5))
+    bad = abs(len(released) - want) + int(released.index.duplicated().sum())
+    bad += int((df.loc[released.index].to_numpy() != released.to_numpy()).sum())
+    return float(bad)
+
+
+def _check_noise(df, noisy, domains, percent) -> float:
+    """Every perturbed value inside its domain and at most M/2 domain steps from the original."""
+    bad = 0
+    for col in df.columns:
+        dom = list(domains[col])
+        pos = {v: i for i, v in enumerate(dom)}
+        half = int(np.floor(percent / 100.0 * (len(dom) - 1) / 2.0 + 0.5))  # M/2, M = k% of |D|-1 to even
+        for a, b in zip(df[col].tolist(), noisy[col].tolist()):
+            if b not in pos or abs(pos[b] - pos[a]) > half:
+                bad += 1
+    return float(bad)
+
+
+def _check_bounds(qr, L, U, values, n_records, seed) -> float:
+    """Structural bounds against the generic LP on a few seeded records; truth inside [L, U]."""
+    bad = float(np.sum((values < L - 1e-9) | (values > U + 1e-9)))
+    if n_records:
+        from scipy.optimize import linprog
+
+        A, b = qr.equations()
+        recs = np.random.default_rng(np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 7))).choice(qr.n, size=min(int(n_records), qr.n), replace=False)
+        for i in recs:
+            c = np.zeros(qr.n)
+            c[i] = 1.0
+            lo = linprog(c, A_eq=A, b_eq=b, bounds=(qr.d_min, qr.d_max), method="highs").fun
+            hi = -linprog(-c, A_eq=A, b_eq=b, bounds=(qr.d_min, qr.d_max), method="highs").fun
+            bad = max(bad, abs(lo - L[i]), abs(hi - U[i]))
+    return float(round(bad, 6))
+
+
+# -- exact counterpart: records uniquely identified by their SK --------------------------
+def _exact_unique(technique, param, n, grid):
+    """Exact E[H0], E[A] of a record alone in its SK combination, per confidential code.
+
+    Sampling: the record is drawn with probability s/n (s = round(f n)), else the intruder
+    is left with the uniform distribution. Noise: the released code is
+    clip(c + Binomial(M, 1/2) - M/2), and the intruder's interval follows from it.
+    Query restriction depends on the whole shuffle: no closed form (NaN).
+    """
+    from scipy.stats import binom
+
+    m = grid.size
+    if technique == "sampling":
+        s = max(1, int(np.floor(param / 100.0 * n + 0.5)))
+        h0u, au = cae.cae_batch(grid, np.full((1, m), 1.0 / m))
+        miss = 1.0 - s / n
+        return np.full(m, miss * h0u[0]), np.full(m, miss * au[0])
+    if technique == "noise":
+        M = sdc.noise_max(param, m)
+        h = M // 2
+        B = np.arange(M + 1)
+        w = binom.pmf(B, M, 0.5)
+        c = np.arange(m)[:, None]
+        released = np.clip(c + B[None, :] - h, 0, m - 1)
+        lo, hi = np.clip(released - h, 0, m - 1), np.clip(released + h, 0, m - 1)
+        d = np.arange(m)
+        rows = ((d[None, None, :] >= lo[..., None]) & (d[None, None, :] <= hi[..., None])).astype(float)
+        rows /= rows.sum(axis=2, keepdims=True)
+        h0, area = cae.cae_batch(grid, rows.reshape(-1, m))
+        return (h0.reshape(m, M + 1) @ w), (area.reshape(m, M + 1) @ w)
+    return np.full(m, np.nan), np.full(m, np.nan)
 
 
 def _cae_rows(P_blocks, grid):
@@ -174,32 +256,49 @@ def _unique_rows(P):
         h = (bits * mult).sum(axis=1, dtype=np.uint64)
     _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
     uniq = P[first]
-    if not np.array_equal(uniq[inverse], P):  # a hash collision: fall back to the exact sort
+    if not np.array_equal(uniq[inverse.ravel()], P):  # a hash collision: fall back to the exact sort
         uniq, inverse = np.unique(P, axis=0, return_inverse=True)
     return uniq, inverse.ravel()
 
 
 def _task(item):
     """One (data set, technique, parameter, repetition): mean CAE per SK size."""
-    key, technique, param, rep, seed = item
+    key, technique, param, rep, seed, lp_check = item
     df, domains, codes, sets = _prepared(key)
     grid = domains[df.columns[0]].astype(float)
-    probs = _intruder_probs(technique, param, df, domains, codes, seed)
+    probs, violation = _intruder_probs(technique, param, df, domains, codes, seed, lp_check)
+    ex_h0, ex_area = _exact_unique(technique, param, len(df), grid)
     blocks, owners = [], []
     for size, entries in sets.items():
         for j, (_, groups, G) in enumerate(entries):
             blocks.append(probs(groups, G))
-            owners.append((size, j, G))
+            owners.append((size, groups, G))
     h0, area, n_unique = _cae_rows(blocks, grid)
     rows, start = [], 0
     by_size: dict = {}
-    for size, j, G in owners:
-        by_size.setdefault(size, []).append((h0[start:start + G].mean(), area[start:start + G].mean(), G))
+    for size, groups, G in owners:
+        sl = slice(start, start + G)
+        sizes = np.bincount(groups, minlength=G)
+        single = np.flatnonzero(sizes == 1)
+        # the record of each singleton combination: its code gives the exact expectation
+        rec_of_group = np.empty(G, dtype=np.int64)
+        rec_of_group[groups] = np.arange(groups.size)
+        c1 = codes[rec_of_group[single]]
+        by_size.setdefault(size, []).append((h0[sl].mean(), area[sl].mean(), G, h0[sl][single], area[sl][single],
+                                             ex_h0[c1], ex_area[c1]))
         start += G
     for size, vals in by_size.items():
+        u = [np.concatenate([v[k] for v in vals]) for k in (3, 4, 5, 6)]
+        nu = u[0].size
         rows.append({"sk_size": size, "rep": rep, "H0": float(np.mean([v[0] for v in vals])),
                      "area": float(np.mean([v[1] for v in vals])), "n_sets": len(vals),
-                     "n_combinations": int(sum(v[2] for v in vals)), "n_distinct": n_unique})
+                     "n_combinations": int(sum(v[2] for v in vals)), "n_distinct": n_unique,
+                     "n_unique": nu,
+                     "H0_unique": float(u[0].mean()) if nu else np.nan,
+                     "area_unique": float(u[1].mean()) if nu else np.nan,
+                     "H0_unique_exact": float(u[2].mean()) if nu else np.nan,
+                     "area_unique_exact": float(u[3].mean()) if nu else np.nan,
+                     "artifact_violation": violation})
     return rows
 
 
@@ -224,11 +323,11 @@ def run_sdc(cfg, ctx, series):
         for technique, param in series:
             for rep in range(int(cfg.repetitions)):
                 seed = ctx.seed_sequence(ds, technique, float(param), rep)
-                items.append((key, technique, param, rep, seed))
+                items.append((key, technique, param, rep, seed, cfg.get("lp_check_records", 0)))
     names = {_dataset_key(s): ds for ds, s in specs.items()}
     results = ctx.map(_task, items, desc="CAE per repetition")
     long = []
-    for (key, technique, param, rep, _), rows in zip(items, results):
+    for (key, technique, param, rep, *_), rows in zip(items, results):
         for r in rows:
             long.append({"dataset": names[key], "technique": technique, "param": float(param), **r})
     long = pd.DataFrame(long)
@@ -236,8 +335,15 @@ def run_sdc(cfg, ctx, series):
     agg = (long.groupby(["dataset", "technique", "param", "sk_size"], sort=False)
            .agg(H0=("H0", "mean"), H0_sd=("H0", "std"), area=("area", "mean"), area_sd=("area", "std"),
                 n_sets=("n_sets", "first"), n_combinations=("n_combinations", "first"),
-                n_distinct_mean=("n_distinct", "mean"))
+                n_distinct_mean=("n_distinct", "mean"),
+                H0_unique=("H0_unique", "mean"), H0_unique_sd=("H0_unique", "std"),
+                H0_unique_exact=("H0_unique_exact", "mean"),
+                area_unique=("area_unique", "mean"), area_unique_sd=("area_unique", "std"),
+                area_unique_exact=("area_unique_exact", "mean"),
+                n_unique_mean=("n_unique", "mean"), artifact_violation=("artifact_violation", "max"))
            .reset_index())
+    for col in ("H0_unique", "area_unique"):
+        agg[f"{col}_se"] = agg.pop(f"{col}_sd").fillna(0.0) / math.sqrt(int(cfg.repetitions))
     agg["H0_se"] = (agg.pop("H0_sd").fillna(0.0) / math.sqrt(R))
     agg["area_se"] = (agg.pop("area_sd").fillna(0.0) / math.sqrt(R))
     agg["repetitions"] = R
@@ -295,8 +401,38 @@ def _monotone_in_utility(df, technique, measure):
     return bad
 
 
+def _exact_claims(df, technique, cfg):
+    """Monte Carlo vs exact expectation on the records their SK identifies uniquely."""
+    from scipy import stats
+
+    out = []
+    d = df[(df.technique == technique) & df.H0_unique_exact.notna()]
+    R = int(cfg.repetitions)
+    for measure in ("H0", "area"):
+        mc, ex, se = d[f"{measure}_unique"], d[f"{measure}_unique_exact"], d[f"{measure}_unique_se"]
+        if not len(d):
+            continue
+        z = np.where(se > 0, (mc - ex) / np.where(se > 0, se, 1.0), np.where(np.abs(mc - ex) < 1e-9, 0.0, np.inf))
+        p = 2 * stats.t.sf(np.abs(z), df=max(R - 1, 1))
+        fisher = -2 * np.sum(np.log(np.maximum(p, 1e-300)))
+        p_all = float(stats.chi2.sf(fisher, 2 * p.size))
+        out.append(Claim(f"{technique}: Monte Carlo {measure} vs exact expectation, uniquely identified records",
+                         "(exact counterpart)", f"{p.size} rows, max |t| = {np.max(np.abs(z)):.2f}, "
+                         f"Fisher p = {p_all:.3g}", bool(p_all >= 1e-3),
+                         f"t statistics with {R - 1} d.f. over the {R} repetitions, combined by Fisher's method"))
+    return out
+
+
 def _sk_claims(df, technique, cfg):
     out = []
+    v = df[df.technique == technique].artifact_violation
+    out.append(Claim(f"{technique}: every released artifact passes its independent checker",
+                     "(artifact check)", f"max violation {v.max():g} over {len(v)} rows", bool((v == 0).all()),
+                     {"sampling": "distinct records, size round(f n), values untouched",
+                      "noise": "values in their domains, at most M/2 steps from the original",
+                      "query_restriction": f"truth inside [L, U]; structural = HiGHS LP on "
+                                           f"{cfg.get('lp_check_records', 0)} seeded records per shuffle"}[technique]))
+    out += _exact_claims(df, technique, cfg)
     for measure in ("H0", "area"):
         bad = _monotone_in_utility(df, technique, measure)
         out.append(Claim(f"{technique}: {measure} rises as utility falls (every data set, SK size)",
@@ -309,8 +445,7 @@ def _sk_claims(df, technique, cfg):
         drops = {}
         for param, g in d.groupby("param"):
             g = g.set_index("sk_size")
-            drops[param] = g.H0[s_lo] - g.H0[s_hi]
-            ok = bool(np.all(np.diff(g.H0.to_numpy()) <= 2 * g.H0_se.max() + 1e-9))
+            drops[param] = round(float(g.H0[s_lo] - g.H0[s_hi]), 6) + 0.0
         nonincr = all(np.all(np.diff(g.sort_values("sk_size").H0.to_numpy()) <= 2 * g.H0_se.max() + 1e-9)
                       for _, g in d.groupby("param"))
         out.append(Claim(f"{ds}/{technique}: privacy (H0) declines as SK grows, every parameter",
@@ -370,7 +505,7 @@ def fig2_qr_claims(df, cfg):
         out.append(Claim(f"{ds}: without SK, sampling {f:g}% and Q = {q:g} give similar H0",
                          "similar", f"sampling {sa.H0[s0]:.3f} vs Q {qr.H0[s0]:.3f} bits ({rel:.0%} apart)",
                          bool(rel <= cfg.similar_rel)))
-        d_sa, d_qr = sa.H0[s0] - sa.H0[s_hi], qr.H0[s0] - qr.H0[s_hi]
+        d_sa, d_qr = (round(float(v), 6) + 0.0 for v in (sa.H0[s0] - sa.H0[s_hi], qr.H0[s0] - qr.H0[s_hi]))
         out.append(Claim(f"{ds}: as SK grows sampling {f:g}% drops far faster than Q = {q:g}",
                          "sampling drops far faster", f"H0 drop SK {s0}->{s_hi}: sampling {d_sa:.3f}, Q {d_qr:.3f}",
                          bool(d_sa > d_qr)))

@@ -1,0 +1,94 @@
+"""Performance goals of the CAE paper (issue 5), measured on this machine.
+
+    python benchmarks/bench_cae.py [--lp-records N] [--skip-suite] [--n-jobs J]
+
+1. Batched curves: H(eps) curves per second over the 25-value PUMS salary grid.
+2. Query restriction on n = 2,500: the structural bounds of all records vs the HiGHS LP
+   path (two LPs per record, timed on --lp-records records and projected to all 2,500;
+   the goal is a ratio >= 100), and the largest difference between the two.
+3. The whole fig2 + fig4 suite at the paper profile (30 repetitions, all SK sets and
+   values, PUMS-like and Adult); the goal is < 5 minutes on 2 cores.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from privlab import cae, sdc  # noqa: E402
+from privlab.datasets import load  # noqa: E402
+
+
+def bench_curves():
+    grid = np.arange(10, 251, 10, dtype=float)
+    rng = np.random.default_rng(0)
+    P = rng.dirichlet(np.full(grid.size, 0.3), size=50_000)
+    P[rng.random(P.shape) < 0.5] = 0.0
+    P[P.sum(1) == 0, 0] = 1.0
+    P /= P.sum(1, keepdims=True)
+    t = time.perf_counter()
+    cae.cae_batch(grid, P)
+    dt = time.perf_counter() - t
+    print(f"batched curves: {P.shape[0]:,} distributions over {grid.size} values in {dt:.2f} s "
+          f"= {P.shape[0] / dt:,.0f} curves/s (one core)")
+
+
+def bench_query_restriction(lp_records: int):
+    df = load("pums", n=2500, seed=0)
+    dom = sdc.attribute_domain(df.salary)
+    rng = np.random.default_rng(1)
+    for Q in (2, 8, 32):
+        qr = sdc.QueryRestriction(df.salary.to_numpy(), Q, 7, domain=dom)
+        t = time.perf_counter()
+        reps = 20
+        for _ in range(reps):
+            L, U = qr.bounds()
+        t_struct = (time.perf_counter() - t) / reps
+        recs = np.sort(rng.choice(qr.n, size=min(lp_records, qr.n), replace=False))
+        t = time.perf_counter()
+        L2, U2 = qr.bounds(recs, method="lp")
+        t_lp = (time.perf_counter() - t) * qr.n / recs.size
+        diff = max(np.abs(L[recs] - L2).max(), np.abs(U[recs] - U2).max())
+        print(f"query restriction Q={Q:2d}, n=2,500: structural {t_struct * 1e3:.2f} ms for all records; "
+              f"LP {t_lp:.1f} s projected from {recs.size} records; ratio {t_lp / t_struct:,.0f}x; "
+              f"max |bound difference| {diff:.2e}")
+
+
+def bench_suite(n_jobs: int):
+    from privlab import registry
+    from privlab.runner import compose, make_context, run_table
+
+    total = 0.0
+    for exp_id in ("cae/fig2_sampling", "cae/fig2_query_restriction", "cae/fig2_noise", "cae/fig4_noise"):
+        cfg = compose(exp_id, [f"n_jobs={n_jobs}", "cache=false"], profile="paper")
+        ctx = make_context(cfg, log=lambda m: None)
+        t = time.perf_counter()
+        df = run_table(registry.get(exp_id), cfg, ctx)
+        dt = time.perf_counter() - t
+        total += dt
+        print(f"{exp_id} (paper profile, {cfg.repetitions} repetitions): {len(df)} rows in {dt:.1f} s")
+    print(f"whole fig2 + fig4 suite at paper scale: {total:.1f} s with n_jobs={n_jobs} "
+          f"(goal < 300 s on 2 cores)")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lp-records", type=int, default=40)
+    ap.add_argument("--skip-suite", action="store_true")
+    ap.add_argument("--n-jobs", type=int, default=os.cpu_count())
+    args = ap.parse_args()
+    print(f"machine: {os.cpu_count()} cores")
+    bench_curves()
+    bench_query_restriction(args.lp_records)
+    if not args.skip_suite:
+        bench_suite(args.n_jobs)
+
+
+if __name__ == "__main__":
+    main()
