@@ -64,38 +64,77 @@ def _sweep_jobs(overrides: list[str]) -> list[list[str]]:
 
 def _prevalidate(exp_id: str, overrides: list[str], multirun: bool) -> None:
     """Compose the config of (a sample of) every job before any job starts."""
-    params = [o for o in overrides if not o.startswith("hydra") and not o.startswith("+hydra")]
-    launcher = [o for o in overrides if o.startswith("hydra/launcher=")]
-    for item in launcher:
-        name = item.split("=", 1)[1]
-        if not (runner.conf_dir() / "hydra" / "launcher" / f"{name}.yaml").is_file():
-            _check_launcher_plugin(name)
+    params = [o for o in overrides if not o.startswith(("hydra", "+hydra", "~hydra"))]
+    for item in overrides:
+        if item.startswith("hydra/launcher="):
+            _check_launcher(item.split("=", 1)[1])
     jobs = _sweep_jobs(params) if multirun else [params]
     if len(jobs) > MAX_PRECOMPOSE:  # first and last jobs carry every sweep's extreme values
         jobs = jobs[: MAX_PRECOMPOSE // 2] + jobs[-MAX_PRECOMPOSE // 2:]
     for job in jobs:
-        runner.compose(exp_id, [o for o in job if not o.startswith("hydra/")])
+        runner.compose(exp_id, job)
+    hydra_part = [o for o in overrides if o.startswith(("hydra", "+hydra", "~hydra"))]
+    if hydra_part:  # launcher settings and the like, checked with the first job
+        runner.compose(exp_id, jobs[0] + hydra_part, hydra_node=True)
 
 
-def _check_launcher_plugin(name: str) -> None:
-    available = sorted(conf.stem for conf in (runner.conf_dir() / "hydra" / "launcher").glob("*.yaml"))
-    raise PrivlabError(f"hydra/launcher={name} is not available; privlab's launchers: basic"
-                       f"{', ' + ', '.join(available) if available else ''}")
+LAUNCHER_PACKAGES = {"joblib": "hydra-joblib-launcher", "slurm": "hydra-submitit-launcher",
+                     "submitit_slurm": "hydra-submitit-launcher", "submitit_local": "hydra-submitit-launcher",
+                     "ray": "hydra-ray-launcher (pip install -e '.[ray]')"}
+LAUNCHER_MODULES = {"joblib": "hydra_plugins.hydra_joblib_launcher", "slurm": "hydra_plugins.hydra_submitit_launcher",
+                    "submitit_slurm": "hydra_plugins.hydra_submitit_launcher",
+                    "submitit_local": "hydra_plugins.hydra_submitit_launcher",
+                    "ray": "hydra_plugins.hydra_ray_launcher"}
+
+
+def _check_launcher(name: str) -> None:
+    """A launcher must be known and its plugin installed, before any job starts."""
+    import importlib.util
+
+    if name == "basic":
+        return
+    if name not in LAUNCHER_MODULES:
+        raise PrivlabError(f"hydra/launcher must be one of basic, {', '.join(sorted(LAUNCHER_MODULES))}; got {name!r}")
+    try:
+        found = importlib.util.find_spec(LAUNCHER_MODULES[name]) is not None
+    except ModuleNotFoundError:
+        found = False
+    if not found:
+        raise PrivlabError(f"hydra/launcher={name} is not installed: install {LAUNCHER_PACKAGES[name]}")
+
+
+def sweep_dir_for(exp_id: str, params: list[str], results_dir: Path) -> Path:
+    """A stable sweep directory per (experiment, sweep): rerunning the same sweep resumes it."""
+    import hashlib
+
+    digest = hashlib.sha256("\n".join([exp_id, *sorted(params)]).encode()).hexdigest()[:10]
+    return results_dir / "sweeps" / exp_id / digest
 
 
 def _hydra_task(cfg) -> None:
     from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
 
-    out_dir = Path(HydraConfig.get().runtime.output_dir)
+    hc = HydraConfig.get()
+    out_dir = Path(hc.runtime.output_dir)
+    multirun = hc.mode == RunMode.MULTIRUN
+    if multirun and runner.is_complete(out_dir, cfg):
+        print(f"{cfg.id} job {hc.job.num}: complete in {out_dir}, skipped", flush=True)
+        return
+    overrides = "".join(f"- {o}\n" for o in hc.overrides.task)
     try:
-        outcome = runner.execute(cfg.id, cfg, out_dir=out_dir)
+        outcome = runner.execute(cfg.id, cfg, out_dir=out_dir, extra_files={"overrides.yaml": overrides})
     except PrivlabError as exc:
         if out_dir.is_dir() and not any(out_dir.iterdir()):
             out_dir.rmdir()
+        if multirun:
+            raise
         _fail(str(exc))
     disagree = sum(not c.agree for c in outcome.claims)
-    print(f"{cfg.id}: {len(outcome.table)} rows in {outcome.wall_time:.1f} s -> {outcome.out_dir}"
-          + (f" ({len(outcome.claims) - disagree} claims agree, {disagree} disagree)" if outcome.claims else ""))
+    job = f" job {hc.job.num}" if multirun else ""
+    print(f"{cfg.id}{job}: {len(outcome.table)} rows in {outcome.wall_time:.1f} s -> {outcome.out_dir}"
+          + (f" ({len(outcome.claims) - disagree} claims agree, {disagree} disagree)" if outcome.claims else ""),
+          flush=True)
 
 
 def cmd_run(args, hydra_args: list[str]) -> int:
@@ -103,21 +142,25 @@ def cmd_run(args, hydra_args: list[str]) -> int:
 
     exp = registry.get(args.id)
     multirun = "--multirun" in hydra_args or "-m" in hydra_args
-    overrides = [a for a in hydra_args if not a.startswith("-")]
     flags_with_values = {"--cfg", "-c", "--package", "-p", "--config-name", "-cn", "--config-dir", "-cd",
-                         "--info", "--experimental-rerun"}
-    cleaned, skip = [], False
-    for a in hydra_args:  # drop values of flags like "--cfg job" from the override list
-        if skip:
-            skip = False
-            continue
+                         "--info", "-i", "--experimental-rerun"}
+    overrides, flags, args_iter = [], [], iter(hydra_args)
+    for a in args_iter:  # Hydra wants overrides before flags; users write them in any order
         if a in flags_with_values:
-            skip = True
-        cleaned.append(a)
-    overrides = [a for a in cleaned if not a.startswith("-") and a in overrides]
+            flags += [a, *(v for v in [next(args_iter, None)] if v is not None)]
+        elif a.startswith("-"):
+            flags.append(a)
+        else:
+            overrides.append(a)
+    extra = []
     if not any(a in ("--cfg", "-c", "--help", "-h", "--info") for a in hydra_args):
         _prevalidate(exp.id, overrides, multirun)
-    sys.argv = ["privlab run", f"experiment={exp.id}", *hydra_args]
+        if multirun and not any(o.startswith("hydra.sweep.dir=") for o in overrides):
+            params = [o for o in overrides if not o.startswith(("hydra", "+hydra", "~hydra"))]
+            sweep_dir = sweep_dir_for(exp.id, params, runner.default_results_dir())
+            extra = [f"hydra.sweep.dir={sweep_dir}"]
+            print(f"sweep directory: {sweep_dir} (rerun the same command to resume)", flush=True)
+    sys.argv = ["privlab run", f"experiment={exp.id}", *extra, *overrides, *flags]
     task = hydra.main(config_path=str(runner.conf_dir()), config_name="config", version_base="1.3")(_hydra_task)
     task()
     return 0
@@ -188,6 +231,26 @@ def cmd_check(args) -> int:
 
 
 # ---------------------------------------------------------------------------------------
+# privlab sweep-report SWEEP_DIR
+# ---------------------------------------------------------------------------------------
+def cmd_sweep_report(args) -> int:
+    from . import sweeps
+
+    where = {}
+    for item in args.where or []:
+        col, sep, value = item.partition("=")
+        if not sep:
+            raise PrivlabError(f"--where must be COLUMN=VALUE; got {item!r}")
+        where[col] = value
+    written = sweeps.write_sweep_report(args.sweep_dir, args.metric, where)
+    for line in sweeps.summary_lines(args.sweep_dir):
+        print(line)
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="privlab", description="Reproduce, sweep and regression-check "
                                      "the experiments of five privacy papers.")
@@ -209,6 +272,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--paper", help="only this paper")
     p.add_argument("--update", action="store_true", help="rewrite the references instead of comparing")
     p.add_argument("--reference", help="reference directory (default: results/reference/)")
+    p = sub.add_parser("sweep-report", help="gather a multirun into one table and plots")
+    p.add_argument("sweep_dir", help="the sweep directory printed by 'privlab run ... --multirun'")
+    p.add_argument("--metric", action="append", help="result column to plot (repeatable; default: a few numeric ones)")
+    p.add_argument("--where", action="append", help="plot only rows with COLUMN=VALUE (repeatable)")
     return parser
 
 
@@ -230,6 +297,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_reproduce(args)
         if args.command == "check":
             return cmd_check(args)
+        if args.command == "sweep-report":
+            return cmd_sweep_report(args)
     except PrivlabError as exc:
         _fail(str(exc))
     except KeyboardInterrupt:

@@ -7,6 +7,8 @@ same config and seed give byte-identical tables with 1 or 64 workers.
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import sys
 import zlib
@@ -63,7 +65,7 @@ class RunContext:
 
     def __init__(self, seed: int = 0, n_jobs: int | None = 1, *, cache_dir=None, scratch_dir=None,
                  progress: bool | None = None, log: Callable[[str], None] | None = None,
-                 backend: str | None = None):
+                 backend: str | None = None, backend_address: str | None = None):
         self.seed = int(seed)
         self.n_jobs = effective_jobs(n_jobs)
         self.cache_dir = Path(cache_dir) if cache_dir else None
@@ -71,6 +73,8 @@ class RunContext:
         self.show_progress = sys.stderr.isatty() if progress is None else bool(progress)
         self._log = log or (lambda msg: None)
         self.backend = backend
+        self.backend_address = backend_address
+        self._backend_ready = False
         self.cache_hits = 0
         self.cache_misses = 0
 
@@ -108,10 +112,33 @@ class RunContext:
             return [fn(item) for item in self.progress(items, total=len(items), desc=desc)]
         from joblib import Parallel, delayed, parallel_config
 
+        self._activate_backend()
         backend_kw = {"backend": self.backend} if self.backend else {}
         with parallel_config(**backend_kw):
             gen = Parallel(n_jobs=jobs, return_as="generator")(delayed(fn)(item) for item in items)
             return list(self.progress(gen, total=len(items), desc=desc))
+
+    def _activate_backend(self) -> None:
+        """Connect joblib to a cluster backend (dask or ray) once, on first use."""
+        if self._backend_ready or self.backend not in ("dask", "ray"):
+            return
+        from ._validation import PrivlabError
+
+        try:
+            if self.backend == "dask":
+                from dask.distributed import Client
+
+                Client(self.backend_address) if self.backend_address else Client(processes=True)
+            else:
+                import ray
+                from ray.util.joblib import register_ray
+
+                register_ray()
+                ray.init(address=self.backend_address, ignore_reinit_error=True)
+        except ImportError as exc:
+            extra = "dask[distributed]" if self.backend == "dask" else "ray[default]"
+            raise PrivlabError(f"joblib_backend={self.backend} needs {extra} installed ({exc.name} is missing)") from None
+        self._backend_ready = True
 
     # -- caching --------------------------------------------------------------------
     def cached(self, fn: Callable, *args, **kwargs):
@@ -132,3 +159,27 @@ class RunContext:
         else:
             self.cache_misses += 1
         return cached_fn(*args, **kwargs)
+
+    def dataset(self, params) -> "pandas.DataFrame":
+        """``privlab.datasets.load(**params)``, cached on disk by the content of ``params``."""
+        from omegaconf import DictConfig, OmegaConf
+
+        if isinstance(params, DictConfig):
+            params = OmegaConf.to_container(params, resolve=True)
+        return self.cached(_load_dataset, dict(params), _datasets_code_digest())
+
+
+@functools.lru_cache(maxsize=1)
+def _datasets_code_digest() -> str:
+    """A digest of the data-set code, so that a changed generator never hits a stale cache."""
+    root = Path(__file__).parent / "datasets"
+    digest = hashlib.sha256()
+    for path in sorted(root.glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _load_dataset(params: dict, code_digest: str):
+    from .datasets import load
+
+    return load(**params)

@@ -28,6 +28,8 @@ from .context import RunContext
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PROFILES = ("quick", "paper")
+# keys that say how to run, not what to compute: results never depend on them
+RUNTIME_KEYS = ("n_jobs", "cache", "joblib_backend", "joblib_address", "results_dir")
 
 
 def conf_dir() -> Path:
@@ -82,8 +84,11 @@ def hydra_error_line(exc: BaseException, exp_id: str | None = None) -> str:
     return first
 
 
-def compose(exp_id: str, overrides=(), profile: str | None = None) -> DictConfig:
-    """The resolved config of experiment ``exp_id`` with Hydra ``overrides`` applied."""
+def compose(exp_id: str, overrides=(), profile: str | None = None, *, hydra_node: bool = False) -> DictConfig:
+    """The resolved config of experiment ``exp_id`` with Hydra ``overrides`` applied.
+
+    ``hydra_node=True`` keeps Hydra's own node (launcher, sweep and run directories), unresolved.
+    """
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
@@ -93,15 +98,15 @@ def compose(exp_id: str, overrides=(), profile: str | None = None) -> DictConfig
     registry.get(exp_id)  # a clear error for unknown ids before Hydra's
     overrides = [f"experiment={exp_id}", *overrides]
     if profile is not None:
-        registry_profile = profile
-        if registry_profile not in PROFILES:
+        if profile not in PROFILES:
             raise PrivlabError(f"--profile must be one of {', '.join(PROFILES)}; got {profile!r}")
         overrides.append(f"profile={profile}")
     GlobalHydra.instance().clear()
     try:
         with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
-            cfg = hydra_compose(config_name="config", overrides=overrides)
-        OmegaConf.resolve(cfg)
+            cfg = hydra_compose(config_name="config", overrides=overrides, return_hydra_config=hydra_node)
+            if not hydra_node:
+                OmegaConf.resolve(cfg)
     except (HydraException, OmegaConfBaseException) as exc:
         raise PrivlabError(hydra_error_line(exc, exp_id)) from None
     finally:
@@ -181,6 +186,7 @@ def make_context(cfg: DictConfig, results_dir: Path | None = None, log=print) ->
         scratch_dir=results_dir / ".scratch" / str(cfg.get("id")).replace("/", "__"),
         log=log,
         backend=cfg.get("joblib_backend"),
+        backend_address=cfg.get("joblib_address"),
     )
 
 
@@ -207,7 +213,7 @@ def _write_figure(fig, stem: Path) -> None:
 
 
 def write_outputs(exp: registry.Experiment, cfg: DictConfig, table: pd.DataFrame, out_dir: Path,
-                  prov: dict) -> list:
+                  prov: dict, extra_files: dict | None = None) -> list:
     """Write every output of a finished run into ``out_dir``, atomically (staging + rename)."""
     import matplotlib
 
@@ -226,6 +232,8 @@ def write_outputs(exp: registry.Experiment, cfg: DictConfig, table: pd.DataFrame
                                                              lineterminator="\n")
         for name, fn in exp.figures.items():
             _write_figure(fn(table), staging / name)
+        for name, text in (extra_files or {}).items():
+            (staging / name).write_text(text)
         (staging / "provenance.json").write_text(json.dumps(prov, indent=2) + "\n")
         # swap the complete staging directory into place
         old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
@@ -239,8 +247,36 @@ def write_outputs(exp: registry.Experiment, cfg: DictConfig, table: pd.DataFrame
     return claims
 
 
+def computed_config(cfg: DictConfig) -> dict:
+    """The part of a resolved config that determines the results (runtime keys dropped)."""
+    data = OmegaConf.to_container(cfg, resolve=True)
+    return {k: v for k, v in data.items() if k not in RUNTIME_KEYS and k != "hydra"}
+
+
+def is_complete(out_dir: Path, cfg: DictConfig) -> bool:
+    """Does ``out_dir`` hold a complete, valid run of exactly this config?
+
+    Runs are swapped into place whole, so a present directory is complete; it is
+    valid when its config computes the same thing and its table reads back.
+    """
+    import yaml
+
+    out_dir = Path(out_dir)
+    needed = ("result.csv", "config.yaml", "provenance.json")
+    if not all((out_dir / name).is_file() for name in needed):
+        return False
+    try:
+        stored = yaml.safe_load((out_dir / "config.yaml").read_text())
+        pd.read_csv(out_dir / "result.csv")
+        json.loads((out_dir / "provenance.json").read_text())
+    except Exception:  # any unreadable file means: not valid, recompute
+        return False
+    stored = {k: v for k, v in (stored or {}).items() if k not in RUNTIME_KEYS}
+    return stored == computed_config(cfg)
+
+
 def execute(exp_id: str, cfg: DictConfig, out_dir: Path | None = None, *, results_dir: Path | None = None,
-            log=print) -> RunOutcome:
+            log=print, extra_files: dict | None = None) -> RunOutcome:
     """Run experiment ``exp_id`` with resolved config ``cfg`` and write its outputs."""
     exp = registry.get(exp_id)
     results_dir = Path(results_dir) if results_dir else default_results_dir()
@@ -249,5 +285,5 @@ def execute(exp_id: str, cfg: DictConfig, out_dir: Path | None = None, *, result
     start = time.perf_counter()
     table = run_table(exp, cfg, ctx)
     wall = time.perf_counter() - start
-    claims = write_outputs(exp, cfg, table, out_dir, provenance(cfg, wall, ctx))
+    claims = write_outputs(exp, cfg, table, out_dir, provenance(cfg, wall, ctx), extra_files)
     return RunOutcome(out_dir=out_dir, table=table, claims=claims, wall_time=wall)
