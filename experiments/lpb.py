@@ -10,7 +10,6 @@ import pandas as pd
 
 from privlab import lpb
 from privlab._validation import PrivlabError
-from privlab.datasets import load
 from privlab.registry import Claim, Tolerance, claims, experiment, figure
 
 ADULT = "UCI Adult (real), 48,842 rows (adult.data + adult.test)"
@@ -28,8 +27,8 @@ def _decimals(x) -> int:
     return len(text.split(".")[1]) if "." in text else 0
 
 
-def _attribute_column(cfg, attribute: str) -> np.ndarray:
-    data = load(**cfg.dataset)
+def _attribute_column(cfg, ctx, attribute: str) -> np.ndarray:
+    data = ctx.dataset(cfg.dataset)
     if attribute not in data.columns:
         raise PrivlabError(f"attributes must be columns of {cfg.dataset.name}; got {attribute!r}")
     return data[attribute].to_numpy(dtype=float)
@@ -144,7 +143,7 @@ def table1_plot(df):
 def table2(cfg, ctx):
     rows = []
     for attribute in cfg.attributes:
-        col = _attribute_column(cfg, attribute)
+        col = _attribute_column(cfg, ctx, attribute)
         lo, hi, n = col.min(), col.max(), col.size
         printed = cfg.printed[attribute]
         rows.append({
@@ -191,10 +190,10 @@ def table2_claims(df, cfg):
 # ---------------------------------------------------------------------------------------
 # Figure 1: lambda vs rho1
 # ---------------------------------------------------------------------------------------
-def _deltas(cfg) -> dict:
+def _deltas(cfg, ctx) -> dict:
     out = {}
     for attribute in cfg.attributes:
-        col = _attribute_column(cfg, attribute)
+        col = _attribute_column(cfg, ctx, attribute)
         out[attribute] = ((col.max() - col.min()) / col.size, int(col.max() - col.min() + 1), col.max() - col.min())
     return out
 
@@ -204,7 +203,7 @@ def _deltas(cfg) -> dict:
 def fig1_lambda(cfg, ctx):
     rho1 = np.linspace(cfg.rho1_min, cfg.rho1_max, int(cfg.rho1_points))
     rows = []
-    for attribute, (delta, m, _) in _deltas(cfg).items():
+    for attribute, (delta, m, _) in _deltas(cfg, ctx).items():
         lam_di = lpb.differential_identifiability_scale(delta, m, cfg.rho2)
         for r1 in rho1:
             rows.append({"attribute": attribute, "rho1": round(float(r1), 10), "rho2": cfg.rho2, "delta": delta,
@@ -280,7 +279,7 @@ def _nr_task(task):
             summary="Noise ratio of 1,000 LPB-calibrated mean queries: box plots per attribute, rho1 panel and rho2",
             keys=("attribute", "rho1", "rho2", "stat"), tolerances=MC_TOL, data=ADULT)
 def fig2_4_noise_ratio(cfg, ctx):
-    deltas = _deltas(cfg)
+    deltas = _deltas(cfg, ctx)
     tasks = []
     for attribute, panel in cfg.panels.items():
         if attribute not in deltas:
@@ -373,7 +372,7 @@ for _attr, _num in (("age", 2), ("hours-per-week", 3), ("education-num", 4)):
             keys=("attribute", "epsilon", "stat"), tolerances=MC_TOL, data=ADULT)
 def fig5_dp_noise_ratio(cfg, ctx):
     tasks = []
-    for attribute, (delta, _, u_range) in _deltas(cfg).items():
+    for attribute, (delta, _, u_range) in _deltas(cfg, ctx).items():
         for eps in cfg.epsilons:
             eps = float(eps)
             if eps <= 0:
@@ -476,7 +475,7 @@ def _breach_task(task):
             tolerances={"mc_max_posterior": Tolerance(atol=0.02), "mc_breach_rate": Tolerance(atol=0.01),
                         "mc_breach": Tolerance(ignore=True)}, data=ADULT)
 def breach_check(cfg, ctx):
-    data = load(**cfg.dataset)
+    data = ctx.dataset(cfg.dataset)
     tasks = []
     for attribute, panel in cfg.panels.items():
         col = data[attribute].to_numpy(dtype=float)
