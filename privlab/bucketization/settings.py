@@ -1,0 +1,156 @@
+"""F-privacy specifications, bucket settings and the input checks shared by the algorithms.
+
+Notation (seed 000, Section 3): o_i is the number of records with sensitive value x_i,
+n = sum o_i, f_i = o_i / n, F_i in (0, 1] the threshold on Pr(x_i | t). A bucket setting
+{(S_j, b_j)} has b_j buckets of size S_j with sum b_j S_j = n and
+Loss = sum b_j (S_j - 1); MSE = Loss / n.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from privlab._validation import PrivlabError, check_array, check_int, check_real
+
+# F_i * S is compared with integers; F_i comes from floating arithmetic (theta*f + b), so an
+# exact product like 0.1 * 30 = 3.0000000000000004 or 2.9999999999999996 must count as 3.
+CAP_TOL = 1e-9
+
+
+def fprivacy(freqs, theta, offset=0.02) -> np.ndarray:
+    """F-privacy thresholds F_i = min(1, theta * f_i + offset) (seed 000, Section 7.1).
+
+    Parameters
+    ----------
+    freqs : array of float
+        Frequencies f_i of the sensitive values (each in [0, 1]).
+    theta : float
+        Privacy coefficient (> 0).
+    offset : float
+        Additive offset b (>= 0); F_i must end up in (0, 1].
+
+    Returns
+    -------
+    ndarray of float, the thresholds F_i.
+    """
+    f = check_array("freqs", freqs, dtype=float)
+    if np.any((f < 0) | (f > 1)):
+        bad = np.flatnonzero((f < 0) | (f > 1))[:5].tolist()
+        raise PrivlabError(f"freqs must be in [0, 1]; out of range at values {bad}")
+    theta = check_real("theta", theta, low=0, low_open=True)
+    offset = check_real("offset", offset, low=0)
+    F = np.minimum(1.0, theta * f + offset)
+    if np.any(F <= 0):
+        bad = np.flatnonzero(F <= 0)[:5].tolist()
+        raise PrivlabError(f"offset must make every F_i > 0; F_i = 0 at values {bad} (use offset > 0)")
+    return F
+
+
+def caps(F, sizes) -> np.ndarray:
+    """floor(F_i * S): most records of x_i one bucket of size S may hold (Lemma 4.13).
+
+    Returns an int64 array of shape (len(F), len(sizes)).
+    """
+    F = np.asarray(F, dtype=float)
+    S = np.atleast_1d(np.asarray(sizes, dtype=np.int64))
+    return np.floor(F[:, None] * S[None, :] + CAP_TOL).astype(np.int64)
+
+
+def smallest_size(F, counts) -> int:
+    """Smallest admissible bucket size: the least S that can hold a record of some present value.
+
+    A record of x_i fits only in buckets with floor(F_i S) >= 1, i.e. S >= 1 / F_i.
+    """
+    F = np.asarray(F, dtype=float)
+    present = np.asarray(counts) > 0
+    fmax = float(F[present].max())
+    s = int(np.ceil(1.0 / fmax - CAP_TOL))
+    return max(s, 1)
+
+
+def prepare(counts, F, max_size=None) -> tuple[np.ndarray, np.ndarray]:
+    """Validate per-value counts o_i and thresholds F_i; return them as int64 / float arrays.
+
+    Raises a one-line PrivlabError naming the values at fault when F_i < f_i (no valid
+    bucketization exists, Lemma 3.7), F is outside (0, 1], the lengths differ, the table is
+    empty, or ``max_size`` is below the smallest admissible bucket size.
+    """
+    o = check_array("counts", counts, dtype=float)
+    if np.any(o < 0) or np.any(o != np.round(o)):
+        bad = np.flatnonzero((o < 0) | (o != np.round(o)))[:5].tolist()
+        raise PrivlabError(f"counts must be non-negative integers; bad at values {bad}")
+    o = o.astype(np.int64)
+    F = check_array("F", F, dtype=float)
+    if F.shape != o.shape:
+        raise PrivlabError(f"counts and F must have the same length, got {o.size} and {F.size}")
+    if np.any((F <= 0) | (F > 1)):
+        bad = np.flatnonzero((F <= 0) | (F > 1))[:5].tolist()
+        raise PrivlabError(f"F must be in (0, 1]; out of range at values {bad} ({F[bad].tolist()})")
+    n = int(o.sum())
+    if n == 0:
+        raise PrivlabError("counts must describe a non-empty table (all counts are 0)")
+    # f_i <= F_i  <=>  o_i <= F_i n (with the same tolerance as caps)
+    bad = np.flatnonzero(o > np.floor(F * n + CAP_TOL))
+    if bad.size:
+        shown = ", ".join(f"x{i} (f={o[i] / n:.4g} > F={F[i]:.4g})" for i in bad[:5])
+        more = f" and {bad.size - 5} more" if bad.size > 5 else ""
+        raise PrivlabError(f"F: no valid bucketization exists because f_i > F_i for values {shown}{more}")
+    if max_size is not None:
+        max_size = check_int("max_size", max_size, low=1)
+        smin = smallest_size(F, o)
+        if max_size < smin:
+            raise PrivlabError(f"max_size must be >= {smin}, the smallest admissible bucket size "
+                               f"(1 / max F_i), got {max_size}")
+    return o, F
+
+
+@dataclass(frozen=True)
+class BucketSetting:
+    """b_j buckets of size S_j for each j: ``sizes`` ascending, ``counts`` the b_j (> 0).
+
+    Zero counts are dropped and equal sizes merged, so equal settings compare equal.
+    """
+
+    sizes: tuple
+    counts: tuple
+
+    def __init__(self, sizes, counts):
+        s = [check_int("sizes", x, low=1) for x in np.atleast_1d(sizes).tolist()]
+        b = [check_int("counts", x, low=0) for x in np.atleast_1d(counts).tolist()]
+        if len(s) != len(b):
+            raise PrivlabError(f"sizes and counts must have the same length, got {len(s)} and {len(b)}")
+        merged: dict[int, int] = {}
+        for size, count in zip(s, b):
+            if count:
+                merged[size] = merged.get(size, 0) + count
+        if not merged:
+            raise PrivlabError("a bucket setting needs at least one bucket (all counts are 0)")
+        keys = sorted(merged)
+        object.__setattr__(self, "sizes", tuple(keys))
+        object.__setattr__(self, "counts", tuple(merged[k] for k in keys))
+
+    @property
+    def n(self) -> int:
+        """Records the setting holds: sum b_j S_j."""
+        return sum(s * b for s, b in zip(self.sizes, self.counts))
+
+    @property
+    def n_buckets(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def loss(self) -> int:
+        """Loss = sum b_j (S_j - 1) (Definition 3.9, Equation 2)."""
+        return sum(b * (s - 1) for s, b in zip(self.sizes, self.counts))
+
+    def mse(self, n=None) -> float:
+        """MSE = Loss / n (Equation 1); n defaults to the setting's own size."""
+        n = self.n if n is None else check_int("n", n, low=1)
+        return self.loss / n
+
+    def __add__(self, other: "BucketSetting") -> "BucketSetting":
+        return BucketSetting(self.sizes + other.sizes, self.counts + other.counts)
+
+    def __str__(self) -> str:
+        return "{" + ", ".join(f"({s}, {b})" for s, b in zip(self.sizes, self.counts)) + "}"

@@ -1,0 +1,180 @@
+"""TwoSizeBucketing (seed 000, Section 5.1, Algorithm 1): the optimal setting with at most
+two bucket sizes S_1 < S_2 <= max_size.
+
+For a size pair the feasible (b_1, b_2) with b_1 S_1 + b_2 S_2 = n form the list L in
+descending b_1 (Lemma 5.21): pair k is (b_1^0 - k S_2/g, b_2^0 + k S_1/g), g = gcd(S_1, S_2),
+k = 0..floor(b_1^0 g / S_2). The number of buckets falls by S_2/g - S_1/g per step, so the
+loss grows linearly in k and the first valid pair of L is the optimum of the size pair
+(Lemma 5.24). Three strategies find it, all returning the same optimum:
+
+- ``"none"``: evaluates Theorem 4.17 on every pair of every L (vectorised);
+- ``"loss"``: evaluates Theorem 4.17 along the prefix of L whose loss is below the best loss
+  so far (Lemma 5.25), stopping at the first valid pair;
+- ``"full"``: loss pruning plus privacy pruning. Along L each PC_i is linear in k, so it holds
+  on a prefix or a suffix; FC_j depends on b_j alone and holds exactly for b_j <= b_j^*(S_j)
+  (sum_i min(o_i, b c_ij) - b S_j is concave in b and 0 at b = 0), found once per size by a
+  binary search. The valid k are an interval, computed in O(m) per pair after O(m log n) per
+  size (Theorem 5.30).
+
+Size pairs are scanned with smaller sizes first (to tighten the loss bound early); ties in
+loss keep the first setting found. One-size settings are the endpoints of L.
+"""
+from __future__ import annotations
+
+from math import gcd
+
+import numpy as np
+
+from privlab._validation import check_choice, check_int
+
+from .settings import BucketSetting, caps, prepare, smallest_size
+
+PRUNINGS = ("none", "loss", "full")
+_CHUNK_ELEMENTS = 2_000_000  # bound on m * (pairs evaluated at once) in the scans
+
+
+def pair_list(n: int, s1: int, s2: int):
+    """Head of the list L for sizes s1 < s2: (b1_0, b2_0, K, step1, step2), or None when empty.
+
+    Pair k of L is (b1_0 - k*step1, b2_0 + k*step2), k = 0..K.
+    """
+    g = gcd(s1, s2)
+    if n % g:
+        return None
+    a, b, nn = s1 // g, s2 // g, n // g
+    # b1 * a = nn (mod b): b1 = nn * a^{-1} (mod b)
+    r = 0 if b == 1 else (nn % b) * pow(a, -1, b) % b
+    bmax = n // s1
+    if bmax < r:
+        return None
+    b1 = bmax - ((bmax - r) % b)
+    b2 = (n - b1 * s1) // s2
+    return b1, b2, b1 // b, b, a
+
+
+def fill_limit(o: np.ndarray, c: np.ndarray, size: int) -> int:
+    """b^*(S): the largest b with sum_i min(o_i, b c_i) >= b S (FC for size S holds iff b <= b^*)."""
+    lo, hi = 0, int(o.sum()) // size
+    while lo < hi:  # g(b) >= 0 exactly on [0, b^*]: binary search for b^*
+        mid = (lo + hi + 1) // 2
+        if np.minimum(o, mid * c).sum() >= mid * size:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _first_valid_scan(o, c1, c2, s1, s2, b1_0, b2_0, step1, step2, k_hi, stop_early):
+    """Smallest k in 0..k_hi with (b1, b2) valid by Theorem 4.17 (vectorised chunks)."""
+    chunk = max(1, _CHUNK_ELEMENTS // max(o.size, 1))
+    first = None
+    for start in range(0, k_hi + 1, chunk):
+        k = np.arange(start, min(k_hi, start + chunk - 1) + 1, dtype=np.int64)
+        b1 = b1_0 - k * step1
+        b2 = b2_0 + k * step2
+        u1 = c1[:, None] * b1[None, :]
+        u2 = c2[:, None] * b2[None, :]
+        ok = np.all(o[:, None] <= u1 + u2, axis=0)                       # PC
+        ok &= np.minimum(o[:, None], u1).sum(axis=0) >= b1 * s1          # FC_1
+        ok &= np.minimum(o[:, None], u2).sum(axis=0) >= b2 * s2          # FC_2
+        hits = np.flatnonzero(ok)
+        if hits.size and first is None:
+            first = int(k[hits[0]])
+            if stop_early:
+                return first
+    return first
+
+
+def _pc_interval(o, c1, c2, b1_0, b2_0, step1, step2, lo, hi):
+    """Intersect [lo, hi] with {k : o_i <= b1(k) c_i1 + b2(k) c_i2 for all i} (each PC_i linear in k)."""
+    a = b1_0 * c1 + b2_0 * c2 - o          # PC_i at k = 0: a_i >= 0
+    d = step2 * c2 - step1 * c1            # slope in k
+    if np.any((d == 0) & (a < 0)):
+        return lo, -1
+    pos, neg = d > 0, d < 0
+    if pos.any():   # k >= ceil(-a / d)
+        lo = max(lo, int(np.max(-((a[pos]) // d[pos]))))
+    if neg.any():   # k <= floor(a / -d)
+        hi = min(hi, int(np.min(a[neg] // (-d[neg]))))
+    return lo, hi
+
+
+def two_size_core(o: np.ndarray, F: np.ndarray, max_size: int, pruning: str = "full"):
+    """``two_size`` on validated arrays; returns (BucketSetting or None, pairs evaluated)."""
+    n = int(o.sum())
+    present = o > 0
+    o, F = o[present], F[present]
+    smin = smallest_size(F, o)
+    sizes = np.arange(smin, max_size + 1)
+    c_all = caps(F, sizes)                     # c[:, S - smin] = floor(F_i S)
+    best, best_loss, evaluated = None, None, 0
+    limits: dict[int, int] = {}
+
+    def limit(size):
+        if size not in limits:
+            limits[size] = fill_limit(o, c_all[:, size - smin], size)
+        return limits[size]
+
+    if smin == max_size:  # a single admissible size
+        if n % smin == 0 and n // smin <= limit(smin):
+            return BucketSetting([smin], [n // smin]), 1
+        return None, 1
+    for s1 in range(smin, max_size + 1):
+        c1 = c_all[:, s1 - smin]
+        for s2 in range(s1 + 1, max_size + 1):
+            head = pair_list(n, s1, s2)
+            if head is None:
+                continue
+            b1_0, b2_0, K, step1, step2 = head
+            loss0 = n - b1_0 - b2_0
+            k_hi = K
+            if pruning != "none" and best_loss is not None:
+                # Lemma 5.25: only the prefix with loss0 + k (step1 - step2) < best_loss can improve
+                k_hi = min(K, (best_loss - loss0 - 1) // (step1 - step2))
+                if k_hi < 0:
+                    continue
+            c2 = c_all[:, s2 - smin]
+            if pruning == "full":
+                lo, hi = 0, k_hi
+                # FC_1: b1 <= b1*  <=>  k >= ceil((b1_0 - b1*) / step1); FC_2: b2 <= b2*
+                lo = max(lo, -((limit(s1) - b1_0) // step1))
+                hi = min(hi, (limit(s2) - b2_0) // step2)
+                if lo <= hi:
+                    lo, hi = _pc_interval(o, c1, c2, b1_0, b2_0, step1, step2, lo, hi)
+                evaluated += 1
+                k = lo if lo <= hi else None
+            else:
+                k = _first_valid_scan(o, c1, c2, s1, s2, b1_0, b2_0, step1, step2, k_hi,
+                                      stop_early=(pruning == "loss"))
+                evaluated += k_hi + 1 if (pruning == "none" or k is None) else k + 1
+            if k is None:
+                continue
+            loss = loss0 + k * (step1 - step2)
+            if best_loss is None or loss < best_loss:
+                best_loss = loss
+                best = BucketSetting([s1, s2], [b1_0 - k * step1, b2_0 + k * step2])
+    return best, evaluated
+
+
+def two_size(counts, F, max_size=50, pruning="full"):
+    """The optimal valid bucket setting with at most two sizes (TwoSizeBucketing).
+
+    Parameters
+    ----------
+    counts : array of int
+        Per-value record counts o_i.
+    F : array of float
+        Thresholds F_i in (0, 1] (e.g. from `fprivacy`).
+    max_size : int
+        Largest bucket size M.
+    pruning : {"none", "loss", "full"}
+        Search strategy (Section 5.1); all return the same optimum.
+
+    Returns
+    -------
+    BucketSetting or None (no valid setting with sizes <= max_size).
+    """
+    max_size = check_int("max_size", max_size, low=1)
+    o, F = prepare(counts, F, max_size)
+    check_choice("pruning", pruning, PRUNINGS)
+    return two_size_core(o, F, max_size, pruning)[0]
