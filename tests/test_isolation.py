@@ -1,0 +1,231 @@
+"""Tests of privlab.isolation: hand-made isolation cases, brute-force oracles, checkers."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from privlab import isolation as iso
+from privlab._validation import PrivlabError
+
+
+# --- isolates on hand-made configurations ------------------------------------------------
+def _line_db(others):
+    """x = origin at row 0, other points on the first axis at the given coordinates."""
+    return np.array([[0.0, 0.0]] + [[v, 0.0] for v in others])
+
+
+def test_isolates_just_inside_and_just_outside():
+    # q at 1 on the axis: delta = 1, c = 2 -> ball of radius 2 around q = [-1, 3]
+    q = np.array([1.0, 0.0])
+    inside = _line_db([2.999])            # one other point inside the ball
+    outside = _line_db([3.001])           # just outside
+    assert not iso.isolates(q, 0, inside, c=2, T=1)  # 1 other point, T = 1: not isolated
+    assert iso.isolates(q, 0, outside, c=2, T=1)
+    # on the boundary counts as inside (closed ball)
+    assert not iso.isolates(q, 0, _line_db([3.0]), c=2, T=1)
+    # T = 2 tolerates one other point
+    assert iso.isolates(q, 0, inside, c=2, T=2)
+
+
+def test_isolates_does_not_count_x_itself():
+    q = np.array([0.5, 0.0])
+    db = _line_db([10.0])                 # x alone near q
+    assert iso.isolates(q, 0, db, c=1, T=1)
+    # a duplicate of x at another row does count
+    dup = np.vstack([db, [[0.0, 0.0]]])
+    assert not iso.isolates(q, 0, dup, c=1, T=1)
+    assert iso.isolates(q, 0, dup, c=1, T=2)
+
+
+@pytest.mark.parametrize("method", ["kdtree", "brute"])
+def test_isolation_rate_hand_made(method):
+    db = np.array([[0.0, 0.0], [3.001, 0.0], [2.999, 0.0], [10.0, 0.0]])
+    q = np.array([[1.0, 0.0], [1.0, 0.0]])
+    # target 0: others within 2 of q: 2.999 only -> 1 point; target 3 (x at 10): delta 9, ball holds all 3
+    mask = iso.isolation_mask(q, [0, 3], db, c=2, T=2, method=method)
+    assert mask.tolist() == [True, False]
+    assert iso.isolation_rate(q, [0, 3], db, 2, 2, method=method) == 0.5
+
+
+# --- isolation_rate equals brute force ---------------------------------------------------
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(3, 40), d=st.integers(1, 12), c=st.floats(1, 6),
+       T=st.integers(1, 8))
+def test_isolation_rate_matches_brute_force(seed, n, d, c, T):
+    rng = np.random.default_rng(seed)
+    T = min(T, n)
+    db = rng.uniform(-1, 1, (n, d))
+    m = 40
+    targets = rng.integers(n, size=m)
+    # half the queries near their target so that both outcomes occur
+    q = np.where(rng.uniform(size=(m, 1)) < 0.5, db[targets] + 0.05 * rng.standard_normal((m, d)),
+                 rng.uniform(-1, 1, (m, d)))
+    expect = np.array([iso.isolates(q[i], targets[i], db, c, T) for i in range(m)])
+    for method in ("kdtree", "brute", "auto"):
+        assert np.array_equal(iso.isolation_mask(q, targets, db, c, T, method=method), expect)
+    assert iso.isolation_rate(q, targets, db, c, T) == pytest.approx(expect.mean())
+    # isolating anyone = isolating some point, brute force over all rows
+    anyone = np.array([any(iso.isolates(q[i], j, db, c, T) for j in range(n)) for i in range(10)])
+    for method in ("kdtree", "brute"):
+        assert np.array_equal(iso.isolates_anyone_mask(q[:10], db, c, T, method=method), anyone)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 50), d=st.integers(1, 12), T=st.integers(1, 6))
+def test_t_radius_brute_force(seed, n, d, T):
+    rng = np.random.default_rng(seed)
+    T = min(T, n)
+    db = rng.uniform(-1, 1, (n, d))
+    expect = [np.sort(np.linalg.norm(db - db[i], axis=1))[T - 1] for i in range(n)]
+    np.testing.assert_allclose(iso.t_radius(db, T), expect, rtol=1e-9, atol=1e-12)
+    if T == 1:
+        assert np.all(iso.t_radius(db, T) == 0)
+
+
+# --- recursive histogram -----------------------------------------------------------------
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(2, 150), d=st.integers(1, 6), T=st.integers(2, 30))
+def test_recursive_histogram_leaves(seed, n, d, T):
+    rng = np.random.default_rng(seed)
+    T = min(T, n)
+    db = rng.uniform(-1, 1, (n, d))
+    db[0] = 1.0  # a point on the top corner of the box belongs to the last cell
+    leaves = iso.recursive_histogram(db, T)
+    assert all(0 < leaf.count < T for leaf in leaves)
+    assert sum(leaf.count for leaf in leaves) == n
+    # brute force: each point lies in exactly one leaf box, and the counts agree
+    inside = np.array([[np.all((p >= leaf.low) & ((p < leaf.low + leaf.side)
+                                                     | ((p == 1.0) & (leaf.low + leaf.side == 1.0)))) for leaf in leaves]
+                       for p in db])
+    assert np.all(inside.sum(axis=1) == 1)
+    assert inside.sum(axis=0).tolist() == [leaf.count for leaf in leaves]
+    # sides are the box side halved
+    depths = [np.log2(2.0 / leaf.side) for leaf in leaves]
+    assert all(k == round(k) and k >= 1 for k in depths)
+    chk = iso.check_histogram_release(db, leaves, T)
+    assert chk == {"counts_match": True, "partition": True, "below_T": True, "parents_full": True, "total": n}
+
+
+def test_histogram_worked_example():
+    # T = 3 in d = 2 (the talk's picture): 4 points in one quadrant split once more
+    db = np.array([[0.1, 0.1], [0.6, 0.6], [0.2, 0.7], [0.9, 0.2], [-0.5, -0.5]])
+    leaves = iso.recursive_histogram(db, T=3)
+    got = sorted((tuple(leaf.low), leaf.side, leaf.count) for leaf in leaves)
+    assert got == [((-1.0, -1.0), 1.0, 1), ((0.0, 0.0), 0.5, 1), ((0.0, 0.5), 0.5, 1), ((0.5, 0.0), 0.5, 1),
+                   ((0.5, 0.5), 0.5, 1)]
+
+
+def test_checker_catches_a_wrong_release():
+    db = iso.uniform_cube(200, 3, 1)
+    leaves = iso.recursive_histogram(db, 10)
+    bad = list(leaves)
+    bad[0] = iso.Leaf(bad[0].low, bad[0].side, bad[0].count + 1)
+    assert not iso.check_histogram_release(db, bad, 10)["counts_match"]
+    assert not iso.check_histogram_release(db, leaves[1:], 10)["partition"]
+
+
+def test_locate_matches_point_leaf_and_empty_cells():
+    db = iso.uniform_cube(500, 3, 2)
+    h = iso.build_histogram(db, 8)
+    low, side, leaf = h.locate(db)
+    assert np.array_equal(leaf, h.point_leaf)
+    q = iso.uniform_cube(300, 3, 3)
+    low, side, leaf = h.locate(q)
+    assert np.all((q >= low) & (q <= low + side[:, None]))
+    empty = leaf < 0  # empty cells hold no db point
+    for lo, s in zip(low[empty], side[empty]):
+        assert not np.any(np.all((db >= lo) & (db < lo + s), axis=1))
+
+
+# --- sanitizers ---------------------------------------------------------------------------
+def test_bad_sanitizer_leaves_d_minus_1_attributes_exact():
+    db = iso.uniform_cube(300, 6, 4)
+    out = iso.bad_sanitizer(db, 2, seed=5)
+    exact = iso.exact_columns(db, out)
+    assert exact.tolist() == [True, True, False, True, True, True]
+    assert out[:, 2].min() >= db[:, 2].min() and out[:, 2].max() <= db[:, 2].max()
+    # the noise is independent of the hidden values
+    assert abs(np.corrcoef(out[:, 2], db[:, 2])[0, 1]) < 0.2
+
+
+def test_perturb_noise_length_exact_law():
+    db = iso.uniform_cube(2000, 5, 6)
+    idx = np.arange(400)
+    rel = iso.perturb(db, 10, scale=2.0, seed=7, indices=idx)
+    ratio = np.linalg.norm(rel - db[idx], axis=1) / iso.t_radius(db, 10, idx)
+    exact = iso.expected_noise_length_ratio(5, 2.0)
+    assert abs(ratio.mean() - exact) < 4 * ratio.std() / np.sqrt(idx.size)
+    # T = 1: the T-radius is 0 and the release is the point itself, which isolates it
+    same = iso.perturb(db, 1, seed=1, indices=idx)
+    assert np.array_equal(same, db[idx])
+    assert iso.isolation_rate(same, idx, db, 4, 1) == 1.0
+
+
+def test_histogram_plus_perturbation_halves():
+    db = iso.uniform_cube(1001, 3, 8)
+    rel = iso.histogram_plus_perturbation(db, 10, seed=9)
+    assert np.array_equal(np.sort(np.concatenate([rel.hist_index, rel.perturbed_index])), np.arange(1001))
+    assert rel.histogram.leaf_count.sum() == 500
+    _, side, _ = rel.histogram.locate(db[rel.perturbed_index])
+    np.testing.assert_array_equal(rel.noise_sd, side)
+    again = iso.histogram_plus_perturbation(db, 10, seed=9)
+    np.testing.assert_array_equal(again.perturbed, rel.perturbed)
+
+
+def test_cell_adversaries_stay_in_cell():
+    low = np.array([[0.0, 0.5], [-1.0, -1.0]])
+    side = np.array([0.5, 1.0])
+    q = iso.adversary_cell_uniform(np.repeat(low, 500, axis=0), np.repeat(side, 500), seed=1)
+    lo = np.repeat(low, 500, axis=0)
+    assert np.all((q >= lo) & (q <= lo + np.repeat(side, 500)[:, None]))
+    np.testing.assert_allclose(iso.adversary_cell_centre(low, side), [[0.25, 0.75], [-0.5, -0.5]])
+
+
+def test_kmeans_recovers_separated_clusters():
+    rng = np.random.default_rng(0)
+    centres = np.array([[-0.6, -0.6], [0.6, 0.6], [-0.6, 0.6]])
+    X = np.vstack([c + 0.02 * rng.standard_normal((100, 2)) for c in centres])
+    got = iso.kmeans(X, 3, seed=1)
+    assert np.allclose(np.sort(got, axis=0), np.sort(centres, axis=0), atol=0.02)
+    # weights: one heavy point pulls a 1-means centre onto itself
+    w = np.array([1.0, 1.0, 1e6])
+    assert np.allclose(iso.kmeans(np.array([[0.0], [1.0], [5.0]]), 1, weights=w)[0], 5.0, atol=1e-4)
+
+
+def test_box_fraction_histogram_exact():
+    db = np.array([[0.1, 0.1], [0.6, 0.6], [0.2, 0.7], [0.9, 0.2], [-0.5, -0.5]])
+    h = iso.build_histogram(db, 3)
+    # the whole box holds everything; the lower-left quadrant holds the one point spread over it
+    assert iso.box_fraction_histogram(h, [-1, -1], [1, 1]) == pytest.approx(1.0)
+    assert iso.box_fraction_histogram(h, [-1, -1], [-0.5, 0]) == pytest.approx(0.5 / 5)
+
+
+def test_scale_to_cube_keeps_order_and_box():
+    X = np.column_stack([np.repeat([1.0, 2.0, 5.0], 50), np.arange(150.0)])
+    Y = iso.scale_to_cube(X, seed=0)
+    assert Y.min() >= -1 and Y.max() <= 1
+    order = np.argsort(X[:, 0], kind="stable")
+    assert np.all(np.diff(Y[order[49:51], 0]) > 0)  # distinct values never swap order
+    assert np.unique(Y[:, 0]).size == 150            # jitter removed the ties
+
+
+# --- bad input ----------------------------------------------------------------------------
+@pytest.mark.parametrize("call, word", [
+    (lambda db: iso.isolates([0, 0], 0, db, 0.5, 2), "c"),
+    (lambda db: iso.isolates([0, 0], 0, db, 2, 0), "T"),
+    (lambda db: iso.isolates([0, 0], 0, db, 2, 11), "T"),
+    (lambda db: iso.isolates([0, 0, 0], 0, db, 2, 2), "q"),
+    (lambda db: iso.isolation_rate([[0, 0, 0]], [0], db, 2, 2), "queries"),
+    (lambda db: iso.isolation_rate([[0, 0]], [10], db, 2, 2), "targets"),
+    (lambda db: iso.recursive_histogram(db * 3, 2), "box"),
+    (lambda db: iso.recursive_histogram(db, 1), "T"),
+    (lambda db: iso.recursive_histogram(np.zeros((10, 2)), 2), "identical"),
+    (lambda db: iso.bad_sanitizer(db, 5), "hidden_attribute"),
+])
+def test_bad_input_one_clear_error(call, word):
+    db = iso.uniform_cube(10, 2, 0)
+    with pytest.raises(PrivlabError) as err:
+        call(db)
+    assert word in str(err.value) and "\n" not in str(err.value)
