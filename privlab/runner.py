@@ -106,7 +106,10 @@ def compose(exp_id: str, overrides=(), profile: str | None = None, *, hydra_node
         with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
             cfg = hydra_compose(config_name="config", overrides=overrides, return_hydra_config=hydra_node)
             if not hydra_node:
-                OmegaConf.resolve(cfg)
+                # rebuilt rather than OmegaConf.resolve(), which cannot put a list or dict
+                # returned by ${by_profile:...} into a scalar node
+                cfg = OmegaConf.create(OmegaConf.to_container(cfg, resolve=True))
+                OmegaConf.set_struct(cfg, True)
     except (HydraException, OmegaConfBaseException) as exc:
         raise PrivlabError(hydra_error_line(exc, exp_id)) from None
     finally:

@@ -173,3 +173,9 @@ def test_reproduce_writes_report(tmp_path):
     assert "lpb/table1/table1_posteriors.png" in report
     assert "**disagree**" in report and "0.0031" in report  # Table II's education-num sensitivity
     assert "| lpb | 2 |" in report
+
+
+def test_by_profile_accepts_lists():
+    assert list(runner.compose("lpb/fig1_lambda", ["+grid=${by_profile:[1,2],[3,4,5]}"]).grid) == [1, 2]
+    assert list(runner.compose("lpb/fig1_lambda", ["+grid=${by_profile:[1,2],[3,4,5]}"],
+                               profile="paper").grid) == [3, 4, 5]
