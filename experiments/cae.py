@@ -580,13 +580,12 @@ def fig4_noise(cfg, ctx):
 @claims("cae/fig4_noise")
 def fig4_noise_claims(df, cfg):
     out = _sk_claims(df, "noise", cfg)
-    zero = df[df.param == 0]
+    zero = df[(df.param == 0) & df.H0_unique.notna()]
     if len(zero):
-        ok = bool(np.allclose(zero.H0, 0) and np.allclose(zero.area, 0))
-        out.append(Claim("0% noise: exact disclosure (H0 = A = 0) for a record identified by its SK",
-                         "(implied)", f"max H0 {zero.H0.max():.3g}", True,
-                         "with 0% noise every record's interval is its true value; H0 > 0 only through "
-                         "combinations shared by several records" if not ok else ""))
+        top = float(np.nanmax(np.abs(zero[["H0_unique", "area_unique"]].to_numpy())))
+        out.append(Claim("0% noise: a record its SK identifies uniquely is disclosed exactly (H0 = A = 0)",
+                         "(implied by the model)", f"max H0, A over such records: {top:.3g}", top < 1e-9,
+                         "with M = 0 each record's interval is its true value"))
     return out
 
 
