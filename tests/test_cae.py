@@ -136,3 +136,32 @@ def test_bad_batch_input():
         cae.cae_batch([1, 2, 3], np.ones((2, 2)) / 2)
     with pytest.raises(PrivlabError, match="sum to 1"):
         cae.cae_batch([1, 2], [[0.5, 0.4]])
+
+
+def test_example_experiment_end_to_end():
+    from privlab import registry
+    from privlab.runner import compose, make_context, run_table
+
+    cfg = compose("cae/example")
+    exp = registry.get("cae/example")
+    df = run_table(exp, cfg, make_context(cfg, log=lambda m: None))
+    assert df.H.tolist() == pytest.approx([1.319035, 1.054016, 0.811278, 0.811278, 0.811278, 0.811278,
+                                           0.609840, 0.286397, 0.0], abs=1e-6)
+    assert all(c.agree for c in exp.claims(df, cfg) if "maximised" not in c.claim)
+
+
+def test_sdc_experiment_independent_of_workers(tmp_path):
+    from privlab import registry
+    from privlab.runner import compose, make_context, run_table
+
+    small = ["repetitions=2", "sk_sizes=[0,1]", "params=[8]", "compare_sampling=[50]", "~datasets.adult",
+             "lp_check_records=1"]
+    exp = registry.get("cae/fig2_query_restriction")
+    tables = []
+    for jobs in (1, 2):
+        cfg = compose(exp.id, small + [f"n_jobs={jobs}", "cache=false"])
+        tables.append(run_table(exp, cfg, make_context(cfg, results_dir=tmp_path, log=lambda m: None)))
+    pd_testing = pytest.importorskip("pandas.testing")
+    pd_testing.assert_frame_equal(tables[0], tables[1])
+    assert set(tables[0].technique) == {"query_restriction", "sampling"}
+    assert (tables[0].artifact_violation == 0).all()
