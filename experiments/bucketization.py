@@ -282,7 +282,7 @@ def _time_methods(o, F, M, repeats, ilp_limit):
             keys=("n", "method"), tolerances={"seconds": IGNORE}, data=CENSUS)
 def fig7a(cfg, ctx):
     rows = []
-    for n in ctx.progress(cfg.ns, desc="n"):
+    for n in ctx.progress(cfg.ns[cfg.profile], desc="n"):
         sa, _, _ = _table(cfg, _sa_name(cfg.table), n=n)
         o = np.bincount(sa)
         F = bk.fprivacy(o / o.sum(), cfg.theta, cfg.offset)
@@ -302,7 +302,7 @@ def _scaled(sa, gamma, rng):
 def fig7b(cfg, ctx):
     sa, _, _ = _table(cfg, _sa_name(cfg.table), n=cfg.n)
     rows = []
-    for gamma in ctx.progress(cfg.gammas, desc="gamma"):
+    for gamma in ctx.progress(cfg.gammas[cfg.profile], desc="gamma"):
         s2 = _scaled(sa, int(gamma), ctx.rng("scaleup", int(gamma)))
         o = np.bincount(s2)
         F = bk.fprivacy(o / o.sum(), cfg.theta, cfg.offset)
