@@ -82,8 +82,8 @@ def attack(db, aux_queries, T, cs, m, seeds, *, scale_perturb, scale_hp, sanitiz
         adv[("histogram", "cell_uniform")] = (iso.adversary_cell_uniform(lows, sides, seeds["hist_adv"]), targets, True)
         adv[("histogram", "cell_centre")] = (iso.adversary_cell_centre(lows, sides), targets, False)
         chk = iso.check_histogram_release(db, hist.leaves(), T, low, high)
-        extra["histogram"] = {"leaves": hist.leaf_count.size, "release_checked": all(
-            chk[k] for k in ("counts_match", "partition", "below_T", "parents_full")) and chk["total"] == n}
+        extra["histogram"] = {"leaves": hist.leaf_count.size, "release_checked": float(all(
+            chk[k] for k in ("counts_match", "partition", "below_T", "parents_full")) and chk["total"] == n)}
     if "perturbed_one" in sanitizers:
         released = iso.perturb(db, T, scale_perturb, seeds["perturb"], indices=targets)
         adv[("perturbed_one", "perturbed_point")] = (released, targets, True)
@@ -214,8 +214,8 @@ def isolation_vs_d_claims(df, cfg):
     chk = df[df.sanitizer == "histogram"]
     if len(chk):
         out.append(Claim("every released histogram passes the independent checker", "leaves < T, counts sum to n",
-                         f"{int(chk.release_checked.astype(bool).sum())} of {len(chk)} rows checked",
-                         bool(chk.release_checked.astype(bool).all())))
+                         f"{int((chk.release_checked == 1).sum())} of {len(chk)} rows checked",
+                         bool((chk.release_checked == 1).all())))
     pert = df[df.sanitizer == "perturbed_one"]
     if len(pert):
         z = ((pert.noise_ratio_mean - pert.noise_ratio_exact) / pert.noise_ratio_se).abs()
