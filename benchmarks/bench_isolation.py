@@ -21,7 +21,7 @@ from privlab import isolation as iso  # noqa: E402
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=100_000)
-    ap.add_argument("--m", type=int, default=5000)
+    ap.add_argument("--m", type=int, default=2000)
     ap.add_argument("--T", type=int, default=100)
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
