@@ -141,7 +141,8 @@ def _prepared(key: str):
 def _intruder_probs(technique, param, df, domains, codes, seed, lp_check):
     """One released artifact (one repetition): ``(probs, violation)``.
 
-    ``probs(groups, G)`` gives the intruder's P (G x |D|); ``violation`` is what an
+    ``probs(groups, G, records)`` gives the intruder's P (G x |D|) for the combinations
+    ``groups`` of the ``records`` (an index array); ``violation`` is what an
     independent checker of the artifact found (0 = the artifact is what it claims).
     """
     conf = df.columns[0]
@@ -150,7 +151,8 @@ def _intruder_probs(technique, param, df, domains, codes, seed, lp_check):
         released = sdc.sample(df, param / 100.0, seed)
         in_sample = np.zeros(len(df), dtype=bool)
         in_sample[df.index.get_indexer(released.index)] = True
-        return (lambda g, G: sdc.sampling_probs(g, codes, in_sample, G, m)), _check_sample(df, released, param)
+        return ((lambda g, G, r: sdc.sampling_probs(g, codes[r], in_sample[r], G, m)),
+                _check_sample(df, released, param))
     if technique == "query_restriction":
         qr = sdc.QueryRestriction(df[conf].to_numpy(), int(param), seed, domain=domains[conf])
         L, U = qr.bounds()
@@ -163,7 +165,7 @@ def _intruder_probs(technique, param, df, domains, codes, seed, lp_check):
         violation = _check_noise(df, noisy, domains, param)
     else:
         raise ValueError(technique)
-    return (lambda g, G: sdc.interval_probs(g, lo, hi, G, m)), violation
+    return (lambda g, G, r: sdc.interval_probs(g, lo[r], hi[r], G, m)), violation
 
 
 # -- checkers of the released artifacts (no code shared with privlab.sdc) ---------------
@@ -259,7 +261,15 @@ def _unique_rows(P):
     bits = (P + 0.0).view(np.uint64)  # + 0.0 turns -0.0 into 0.0
     mult = np.random.default_rng(12345).integers(1, 2**63, size=P.shape[1], dtype=np.uint64) | np.uint64(1)
     with np.errstate(over="ignore"):
-        h = (bits * mult).sum(axis=1, dtype=np.uint64)
+        # splitmix64-style mixing per entry first: float bit patterns differ mostly in high
+        # bits, which a plain multiply-and-add modulo 2^64 would lose
+        x = bits * mult
+        x ^= x >> np.uint64(31)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+        h = x.sum(axis=1, dtype=np.uint64)
     _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
     uniq = P[first]
     if not np.array_equal(uniq[inverse.ravel()], P):  # a hash collision: fall back to the exact sort
@@ -296,32 +306,46 @@ def _task(item):
     probs, violation = _intruder_probs(technique, param, df, domains, codes, seed, lp_check)
     moments = _exact_unique(technique, param, len(df), grid)
     ex_h0, ex_area = moments[:2]
+    n = len(df)
+    everyone = np.arange(n)
+    # a combination matched by one record leaves the intruder that record's own distribution:
+    # evaluate those n distributions once, and full rows only for the shared combinations
+    rec_h0, rec_area, _ = _cae_rows([probs(everyone, n, everyone)], grid)
     blocks, owners = [], []
     for size, entries in sets.items():
-        for j, (_, groups, G) in enumerate(entries):
-            blocks.append(probs(groups, G))
-            owners.append((size, groups, G))
-    h0, area, n_unique = _cae_rows(blocks, grid)
-    rows, start = [], 0
+        for _, groups, G in entries:
+            sizes = np.bincount(groups, minlength=G)
+            multi = sizes > 1
+            recs = np.flatnonzero(multi[groups])
+            new_id = np.cumsum(multi) - 1
+            if recs.size:
+                blocks.append(probs(new_id[groups[recs]], int(multi.sum()), recs))
+            owners.append((size, groups, G, sizes))
+    h0m, aream, n_unique = _cae_rows(blocks, grid) if blocks else (np.zeros(0), np.zeros(0), 0)
     by_size: dict = {}
-    for size, groups, G in owners:
-        sl = slice(start, start + G)
-        sizes = np.bincount(groups, minlength=G)
-        single = np.flatnonzero(sizes == 1)
-        # the record of each singleton combination: its code gives the exact expectation
+    start = 0
+    for size, groups, G, sizes in owners:
         rec_of_group = np.empty(G, dtype=np.int64)
-        rec_of_group[groups] = np.arange(groups.size)
+        rec_of_group[groups] = everyone
+        single = np.flatnonzero(sizes == 1)
+        multi = np.flatnonzero(sizes > 1)
+        h0 = np.empty(G)
+        area = np.empty(G)
+        h0[single], area[single] = rec_h0[rec_of_group[single]], rec_area[rec_of_group[single]]
+        h0[multi], area[multi] = h0m[start:start + multi.size], aream[start:start + multi.size]
+        start += multi.size
+        # the record of each singleton combination: its code gives the exact expectation
         c1 = codes[rec_of_group[single]]
-        by_size.setdefault(size, []).append((h0[sl].mean(), area[sl].mean(), G, h0[sl][single], area[sl][single],
+        by_size.setdefault(size, []).append((h0.mean(), area.mean(), G, h0[single], area[single],
                                              ex_h0[c1], ex_area[c1], rec_of_group[single]))
-        start += G
+    rows = []
     for size, vals in by_size.items():
         u = [np.concatenate([v[k] for v in vals]) for k in (3, 4, 5, 6, 7)]
         nu = u[0].size
         var = _exact_unique_var(technique, param, len(df), u[4], codes, moments) if nu else (np.nan, np.nan)
         rows.append({"sk_size": size, "rep": rep, "H0": float(np.mean([v[0] for v in vals])),
                      "area": float(np.mean([v[1] for v in vals])), "n_sets": len(vals),
-                     "n_combinations": int(sum(v[2] for v in vals)), "n_distinct": n_unique,
+                     "n_combinations": int(sum(v[2] for v in vals)), "n_distinct_shared": n_unique,
                      "n_unique": nu,
                      "H0_unique": float(u[0].mean()) if nu else np.nan,
                      "area_unique": float(u[1].mean()) if nu else np.nan,
@@ -365,7 +389,7 @@ def run_sdc(cfg, ctx, series):
     agg = (long.groupby(["dataset", "technique", "param", "sk_size"], sort=False)
            .agg(H0=("H0", "mean"), H0_sd=("H0", "std"), area=("area", "mean"), area_sd=("area", "std"),
                 n_sets=("n_sets", "first"), n_combinations=("n_combinations", "first"),
-                n_distinct_mean=("n_distinct", "mean"),
+                n_distinct_shared_mean=("n_distinct_shared", "mean"),
                 H0_unique=("H0_unique", "mean"), H0_unique_sd=("H0_unique", "std"),
                 H0_unique_exact=("H0_unique_exact", "mean"),
                 area_unique=("area_unique", "mean"), area_unique_sd=("area_unique", "std"),
