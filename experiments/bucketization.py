@@ -17,6 +17,9 @@ from privlab.registry import IGNORE, Claim, Tolerance, claims, experiment, figur
 CENSUS = ("CENSUS-like OCC/EDU tables: SYNTHETIC (privlab's seeded generator with the published "
           "frequency ranges; the real CENSUS extract is not redistributable)")
 METHODS = ("TwoSize", "MultiSize", "Optimal")
+# whether the ILP finishes within its time limit depends on the machine's load: the ILP's
+# status/loss are not comparable across runs (the pruning modes' agreement is a claim)
+RUNTIME_TOL = {"seconds": IGNORE, "status": IGNORE, "loss": IGNORE}
 
 
 def _table(cfg, sa_name, n=None):
@@ -109,7 +112,9 @@ def _utility_items(cfg, ctx):
 
 @experiment("bucketization/fig4_mse", artifact="Figure 4",
             summary="MSE of TwoSize, MultiSize, Optimal (ILP) and Anatomy vs theta on OCC and EDU",
-            keys=("table", "theta", "method"), tolerances={"seconds": IGNORE}, data=CENSUS)
+            keys=("table", "theta", "method"),
+            # the ILP may return another optimal setting with the same loss (alternative optima)
+            tolerances={"seconds": IGNORE, "setting": IGNORE, "n_sizes": IGNORE}, data=CENSUS)
 def fig4(cfg, ctx):
     items = _utility_items(cfg, ctx)
     results = ctx.map(_settings_task, items, desc="settings")
@@ -279,7 +284,7 @@ def _time_methods(o, F, M, repeats, ilp_limit):
 
 @experiment("bucketization/fig7a_runtime_n", artifact="Figure 7 (cardinality)",
             summary="Runtime of No-, Loss-, Full-pruning TwoSizeBucketing and the two-size ILP vs n (OCC)",
-            keys=("n", "method"), tolerances={"seconds": IGNORE}, data=CENSUS)
+            keys=("n", "method"), tolerances=RUNTIME_TOL, data=CENSUS)
 def fig7a(cfg, ctx):
     rows = []
     for n in ctx.progress(cfg.ns[cfg.profile], desc="n"):
@@ -298,7 +303,7 @@ def _scaled(sa, gamma, rng):
 
 @experiment("bucketization/fig7b_runtime_scaleup", artifact="Figure 7 (domain size)",
             summary="Runtime vs domain scale-up factor gamma (OCC, n = 500K)",
-            keys=("gamma", "method"), tolerances={"seconds": IGNORE}, data=CENSUS)
+            keys=("gamma", "method"), tolerances=RUNTIME_TOL, data=CENSUS)
 def fig7b(cfg, ctx):
     sa, _, _ = _table(cfg, _sa_name(cfg.table), n=cfg.n)
     rows = []
