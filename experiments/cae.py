@@ -436,6 +436,8 @@ def _sdc_figure(df, technique, title):
             for param, g in d.groupby("param"):
                 ax.errorbar(g.sk_size, g[measure], yerr=2 * g[f"{measure}_se"], marker="o", ms=3, capsize=2,
                             label=_LABEL[technique].format(param))
+            for (tech, param), g in df[(df.dataset == ds) & (df.technique != technique)].groupby(["technique", "param"]):
+                ax.plot(g.sk_size, g[measure], "k--", lw=1, label=_LABEL[tech].format(param) + " (reference)")
             ax.set_xlabel("intruder's SK (number of known attributes)")
             ax.set_ylabel(ylabel)
             ax.set_title(f"{ds}: {ylabel.split()[0]} vs SK", fontsize=9)
@@ -623,8 +625,10 @@ def fig4_plot(df):
         d = df[df.dataset == ds]
         for col, measure in enumerate(("H0", "area")):
             ax = axes[row, col]
+            levels = sorted(d.param.unique())
             for param, g in d.groupby("param"):
-                ax.plot(g.sk_size, g[measure], marker="o", ms=3, label=f"{param:g}%")
+                color = plt.cm.viridis(levels.index(param) / max(len(levels) - 1, 1))
+                ax.plot(g.sk_size, g[measure], marker="o", ms=3, color=color, label=f"{param:g}%")
             ax.set_xlabel("intruder's SK")
             ax.set_ylabel(measure)
             ax.set_title(f"{ds}: ({'ab'[col]}) {measure} vs SK", fontsize=9)
