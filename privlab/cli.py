@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import shutil
 import sys
 import tempfile
 import time
@@ -111,6 +112,9 @@ def sweep_dir_for(exp_id: str, params: list[str], results_dir: Path) -> Path:
     return results_dir / "sweeps" / exp_id / digest
 
 
+FAILED_MARKERS = ".failed-jobs"
+
+
 def _hydra_task(cfg) -> None:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
@@ -127,9 +131,15 @@ def _hydra_task(cfg) -> None:
     except PrivlabError as exc:
         if out_dir.is_dir() and not any(out_dir.iterdir()):
             out_dir.rmdir()
-        if multirun:
-            raise
-        _fail(str(exc))
+        if not multirun:
+            _fail(str(exc))
+        # a failed job must not stop the others: say why in one line, leave a marker for the summary
+        print(f"privlab: error: job {hc.job.num} ({' '.join(hc.overrides.task[1:])}): {exc}", file=sys.stderr,
+              flush=True)
+        failed = Path(hc.sweep.dir) / FAILED_MARKERS
+        failed.mkdir(parents=True, exist_ok=True)
+        (failed / str(hc.job.num)).touch()
+        return
     disagree = sum(not c.agree for c in outcome.claims)
     job = f" job {hc.job.num}" if multirun else ""
     print(f"{cfg.id}{job}: {len(outcome.table)} rows in {outcome.wall_time:.1f} s -> {outcome.out_dir}"
@@ -152,17 +162,23 @@ def cmd_run(args, hydra_args: list[str]) -> int:
             flags.append(a)
         else:
             overrides.append(a)
-    extra = []
+    extra, sweep_dir = [], None
     if not any(a in ("--cfg", "-c", "--help", "-h", "--info") for a in hydra_args):
         _prevalidate(exp.id, overrides, multirun)
-        if multirun and not any(o.startswith("hydra.sweep.dir=") for o in overrides):
+        if multirun:
+            given = [o.split("=", 1)[1] for o in overrides if o.startswith("hydra.sweep.dir=")]
             params = [o for o in overrides if not o.startswith(("hydra", "+hydra", "~hydra"))]
-            sweep_dir = sweep_dir_for(exp.id, params, runner.default_results_dir())
-            extra = [f"hydra.sweep.dir={sweep_dir}"]
+            sweep_dir = Path(given[-1]) if given else sweep_dir_for(exp.id, params, runner.default_results_dir())
+            extra = [] if given else [f"hydra.sweep.dir={sweep_dir}"]
             print(f"sweep directory: {sweep_dir} (rerun the same command to resume)", flush=True)
+            shutil.rmtree(sweep_dir / FAILED_MARKERS, ignore_errors=True)
     sys.argv = ["privlab run", f"experiment={exp.id}", *extra, *overrides, *flags]
     task = hydra.main(config_path=str(runner.conf_dir()), config_name="config", version_base="1.3")(_hydra_task)
     task()
+    if sweep_dir is not None and (sweep_dir / FAILED_MARKERS).is_dir():
+        failed = sorted((sweep_dir / FAILED_MARKERS).iterdir(), key=lambda p: int(p.name))
+        _fail(f"{len(failed)} job(s) of the sweep failed: {', '.join(p.name for p in failed)} "
+              "(errors above); the others completed", 2)
     return 0
 
 

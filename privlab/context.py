@@ -141,7 +141,7 @@ class RunContext:
         self._backend_ready = True
 
     # -- caching --------------------------------------------------------------------
-    def cached(self, fn: Callable, *args, **kwargs):
+    def cached(self, fn: Callable, *args, _label: str | None = None, **kwargs):
         """``fn(*args, **kwargs)`` memoised on disk by a hash of the arguments.
 
         ``fn`` must be a pure module-level function; a cache hit is logged.
@@ -152,7 +152,7 @@ class RunContext:
 
         memory = Memory(str(self.cache_dir), verbose=0)
         cached_fn = memory.cache(fn)
-        name = f"{fn.__module__}.{fn.__qualname__}"
+        name = _label or f"{fn.__module__}.{fn.__qualname__}"
         if cached_fn.check_call_in_cache(*args, **kwargs):
             self.cache_hits += 1
             self.log(f"cache hit: {name}")
@@ -166,7 +166,8 @@ class RunContext:
 
         if isinstance(params, DictConfig):
             params = OmegaConf.to_container(params, resolve=True)
-        return self.cached(_load_dataset, dict(params), _datasets_code_digest())
+        return self.cached(_load_dataset, dict(params), _datasets_code_digest(),
+                           _label=f"data set {params.get('name')}")
 
 
 @functools.lru_cache(maxsize=1)

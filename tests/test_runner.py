@@ -98,7 +98,6 @@ def test_multirun_sweep(tmp_path):
     (["run", "lpb/table2", "dataset.path=/nonexistent"], "/nonexistent"),
     (["reproduce", "--profile", "huge"], "--profile must be one of quick, paper"),
     (["reproduce", "--paper", "xyz"], "--paper must be one of"),
-    (["run", "lpb/fig1_lambda", "rho2=", "--multirun"], "rho2"),
 ])
 def test_bad_input_one_line_no_traceback(tmp_path, args, message):
     res = cli(*args, results=tmp_path)
@@ -179,3 +178,12 @@ def test_by_profile_accepts_lists():
     assert list(runner.compose("lpb/fig1_lambda", ["+grid=${by_profile:[1,2],[3,4,5]}"]).grid) == [1, 2]
     assert list(runner.compose("lpb/fig1_lambda", ["+grid=${by_profile:[1,2],[3,4,5]}"],
                                profile="paper").grid) == [3, 4, 5]
+
+
+def test_failed_sweep_job_is_reported_and_others_complete(tmp_path):
+    res = cli("run", "lpb/fig1_lambda", "rho2=0.05,0.5", "--multirun", results=tmp_path)
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    lines = [line for line in res.stderr.splitlines() if line.strip()]
+    assert lines[0].startswith("privlab: error: job 0 (rho2=0.05): rho1 must be smaller than rho2")
+    assert lines[-1] == "privlab: error: 1 job(s) of the sweep failed: 0 (errors above); the others completed"
+    assert len(list(tmp_path.rglob("result.csv"))) == 1
