@@ -32,6 +32,8 @@ from ._validation import PrivlabError, check_array, check_choice, check_int, che
 KDTREE_MAX_D = 8          # above this a k-d tree is slower than chunked brute force
 MAX_DEPTH = 60            # 2^60 cells per side: only duplicates survive this deep
 _CHUNK_ELEMENTS = 4_000_000  # query rows x db rows per distance block (32 MB of float64)
+_PREFIX_PER_T = 16        # t_radius: the bounding prefix holds at least 16 T columns ...
+_PREFIX_FRACTION = 16     # ... and at least 1/16 of them
 
 
 # ---------------------------------------------------------------------------------------
@@ -123,12 +125,23 @@ def _blocks(m: int, n: int):
 
 
 def _sq_dists(queries, db, db_sq):
-    """Squared distances of a block of queries to every db row (|q|^2 + |y|^2 - 2 q.y)."""
-    d2 = queries @ db.T
-    d2 *= -2.0
+    """Squared distances of a block of queries to every db row (|q|^2 + |y|^2 - 2 q.y).
+
+    Not clipped at 0: rounding can leave tiny negatives, which every caller handles after
+    its reduction (comparisons with thresholds >= 0 and order statistics are unaffected by
+    a monotone clip, so clipping the reduced values gives the same answers as clipping the
+    block, one pass over the block cheaper). ``-2 q`` is formed before the product: scaling
+    by a power of two is exact, so the block equals ``-2 (q @ db.T)`` bit for bit.
+    """
+    d2 = (-2.0 * queries) @ db.T
     d2 += db_sq[None, :]
     d2 += np.einsum("ij,ij->i", queries, queries)[:, None]
-    return np.maximum(d2, 0.0, out=d2)
+    return d2
+
+
+def _count_within(d2, thr_sq):
+    """Per row of the block, the number of entries <= that row's threshold."""
+    return np.count_nonzero(d2 <= thr_sq[:, None], axis=1)
 
 
 def isolation_mask(queries, targets, db, c, T, *, method="auto") -> np.ndarray:
@@ -150,37 +163,7 @@ def isolation_mask(queries, targets, db, c, T, *, method="auto") -> np.ndarray:
     -------
     bool array (m,)
     """
-    db = _check_db(db)
-    n, d = db.shape
-    c, T = _check_c_T(c, T, n)
-    queries = _check_points("queries", queries, d)
-    targets = _check_targets(targets, n)
-    if targets.size != queries.shape[0]:
-        raise PrivlabError(f"queries and targets must have the same length, got {queries.shape[0]} and {targets.size}")
-    m = targets.size
-    radius = c * np.sqrt(np.sum((queries - db[targets]) ** 2, axis=1))
-    if m == 0:
-        return np.zeros(0, dtype=bool)
-    if T >= n:  # at most n - 1 other points exist
-        return np.ones(m, dtype=bool)
-    if _use_tree(d, method):
-        k = T + 1
-        dist, idx = cKDTree(db).query(queries, k=k)
-        dist, idx = dist.reshape(m, k), idx.reshape(m, k)
-        is_x = idx == targets[:, None]
-        # drop x from the neighbour list when present, else the farthest of the k
-        drop = np.where(is_x.any(axis=1), is_x.argmax(axis=1), k - 1)
-        keep = np.ones((m, k), dtype=bool)
-        keep[np.arange(m), drop] = False
-        tth_other = dist[keep].reshape(m, T)[:, T - 1]
-        return tth_other > radius
-    out = np.empty(m, dtype=bool)
-    db_sq = np.einsum("ij,ij->i", db, db)
-    for sl in _blocks(m, n):
-        d2 = _sq_dists(queries[sl], db, db_sq)
-        d2[np.arange(d2.shape[0]), targets[sl]] = np.inf  # x itself never counts
-        out[sl] = (d2 <= (radius[sl] ** 2)[:, None]).sum(axis=1) < T
-    return out
+    return isolation_masks(queries, targets, db, c, T, method=method, anyone=False)[0]
 
 
 def isolation_rate(queries, targets, db, c, T, *, method="auto") -> float:
@@ -200,21 +183,70 @@ def isolates_anyone_mask(queries, db, c, T, *, method="auto") -> np.ndarray:
     q isolates some point iff it isolates its nearest neighbour y: if q isolates x then
     ``B(q, c ||q - y||)`` is inside ``B(q, c ||q - x||)`` and both balls hold x and y.
     """
+    return isolation_masks(queries, None, db, c, T, method=method, targeted=False)[1]
+
+
+def isolation_masks(queries, targets, db, c, T, *, method="auto", targeted=True, anyone=True):
+    """`isolation_mask` and `isolates_anyone_mask` of the same queries from one pass over db.
+
+    Both need the distances of every query to every db row (or its T+1 nearest
+    neighbours); computing them once halves the work of asking both questions.
+
+    Parameters
+    ----------
+    queries, targets, db, c, T, method : see `isolation_mask` (``targets`` is ignored and
+        may be None when ``targeted`` is False).
+    targeted, anyone : bool
+        Which of the two masks to compute.
+
+    Returns
+    -------
+    (targeted_mask or None, anyone_mask or None)
+        ``targeted_mask[i]``: queries[i] isolates db[targets[i]]; ``anyone_mask[i]``:
+        queries[i] isolates some point of db (its nearest neighbour).
+    """
     db = _check_db(db)
     n, d = db.shape
     c, T = _check_c_T(c, T, n)
     queries = _check_points("queries", queries, d)
     m = queries.shape[0]
+    if targeted:
+        targets = _check_targets(targets, n)
+        if targets.size != m:
+            raise PrivlabError(f"queries and targets must have the same length, got {m} and {targets.size}")
+        radius = c * np.sqrt(np.sum((queries - db[targets]) ** 2, axis=1))
+    out_t = np.empty(m, dtype=bool) if targeted else None
+    out_a = np.empty(m, dtype=bool) if anyone else None
+    if m == 0:
+        return out_t, out_a
     if _use_tree(d, method):
-        _, idx = cKDTree(db).query(queries, k=1)
-        return isolation_mask(queries, np.asarray(idx, dtype=np.int64).reshape(m), db, c, T, method=method)
-    out = np.empty(m, dtype=bool)
+        if T >= n:  # at most n - 1 other points exist
+            return (np.ones(m, dtype=bool) if targeted else None), (np.ones(m, dtype=bool) if anyone else None)
+        k = T + 1
+        dist, idx = cKDTree(db).query(queries, k=k)
+        dist, idx = dist.reshape(m, k), idx.reshape(m, k)
+        if targeted:
+            is_x = idx == targets[:, None]
+            # drop x from the neighbour list when present, else the farthest of the k
+            drop = np.where(is_x.any(axis=1), is_x.argmax(axis=1), k - 1)
+            keep = np.ones((m, k), dtype=bool)
+            keep[np.arange(m), drop] = False
+            out_t[:] = dist[keep].reshape(m, T)[:, T - 1] > radius
+        if anyone:  # target the nearest neighbour y: the T-th other point is the (T+1)-th neighbour
+            y = idx[:, 0]
+            out_a[:] = dist[:, T] > c * np.sqrt(np.sum((queries - db[y]) ** 2, axis=1))
+        return out_t, out_a
     db_sq = np.einsum("ij,ij->i", db, db)
-    for sl in _blocks(m, n):  # one pass: nearest distance, then the ball count minus y itself
+    for sl in _blocks(m, n):
         d2 = _sq_dists(queries[sl], db, db_sq)
-        nearest = d2.min(axis=1)
-        out[sl] = (d2 <= (c * c * nearest)[:, None]).sum(axis=1) - 1 < T
-    return out
+        if targeted:
+            r2 = radius[sl] ** 2
+            self_in = d2[np.arange(d2.shape[0]), targets[sl]] <= r2  # x itself never counts
+            out_t[sl] = _count_within(d2, r2) - self_in < T
+        if anyone:  # nearest distance, then the ball count minus y itself
+            nearest = np.maximum(d2.min(axis=1), 0.0)
+            out_a[sl] = _count_within(d2, c * c * nearest) - 1 < T
+    return out_t, out_a
 
 
 def t_radius(db, T, indices=None) -> np.ndarray:
@@ -240,10 +272,25 @@ def t_radius(db, T, indices=None) -> np.ndarray:
         return np.asarray(dist, dtype=float).reshape(idx.size, T)[:, T - 1]
     out = np.empty(idx.size)
     db_sq = np.einsum("ij,ij->i", db, db)
+    # a prefix of the columns gives an upper bound on each row's T-th smallest distance (the
+    # T-th smallest of a subset is never below that of the whole row); only the entries under
+    # the bound, about T n / n_pre of them, are then partitioned: exact, and far cheaper than
+    # partitioning whole rows
+    n_pre = min(n, max(_PREFIX_PER_T * T, n // _PREFIX_FRACTION))
     for sl in _blocks(idx.size, n):
         d2 = _sq_dists(pts[sl], db, db_sq)
-        d2[np.arange(d2.shape[0]), idx[sl]] = 0.0  # x is at distance 0 from itself exactly
-        out[sl] = np.sqrt(np.partition(d2, T - 1, axis=1)[:, T - 1])
+        rows = np.arange(d2.shape[0])
+        d2[rows, idx[sl]] = 0.0  # x is at distance 0 from itself exactly
+        if n_pre == n:
+            kth = np.partition(d2, T - 1, axis=1)[:, T - 1]
+        else:
+            bound = np.partition(d2[:, :n_pre], T - 1, axis=1)[:, T - 1]
+            under = d2 <= bound[:, None]
+            counts = np.count_nonzero(under, axis=1)
+            cand = d2[under]  # row-major: row r's candidates are contiguous
+            ends = np.cumsum(counts)
+            kth = np.array([np.partition(cand[e - k:e], T - 1)[T - 1] for e, k in zip(ends, counts)])
+        out[sl] = np.sqrt(np.maximum(kth, 0.0))
     return out
 
 

@@ -70,6 +70,9 @@ def test_isolation_rate_matches_brute_force(seed, n, d, c, T):
     anyone = np.array([any(iso.isolates(q[i], j, db, c, T) for j in range(n)) for i in range(10)])
     for method in ("kdtree", "brute"):
         assert np.array_equal(iso.isolates_anyone_mask(q[:10], db, c, T, method=method), anyone)
+        # both masks from one shared pass agree with the oracles
+        both_t, both_a = iso.isolation_masks(q[:10], targets[:10], db, c, T, method=method)
+        assert np.array_equal(both_t, expect[:10]) and np.array_equal(both_a, anyone)
 
 
 @settings(max_examples=20, deadline=None)
@@ -82,6 +85,22 @@ def test_t_radius_brute_force(seed, n, d, T):
     np.testing.assert_allclose(iso.t_radius(db, T), expect, rtol=1e-9, atol=1e-12)
     if T == 1:
         assert np.all(iso.t_radius(db, T) == 0)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**31), n=st.integers(60, 400), d=st.integers(9, 12), T=st.integers(1, 3),
+       order=st.sampled_from(["random", "sorted", "reversed"]), dups=st.integers(0, 5))
+def test_t_radius_prefix_bound_brute_force(seed, n, d, T, order, dups):
+    # n > 16 T in high d: the exact path with a bounding prefix of the columns; sorted rows
+    # make the prefix a poor sample (a loose bound), duplicates create ties at the T-th value
+    rng = np.random.default_rng(seed)
+    db = rng.uniform(-1, 1, (n, d))
+    db[:dups] = db[n - 1]
+    if order != "random":
+        db = db[np.argsort(db[:, 0])[:: 1 if order == "sorted" else -1]]
+    idx = rng.integers(n, size=30)
+    expect = [np.sort(np.linalg.norm(db - db[i], axis=1))[T - 1] for i in idx]
+    np.testing.assert_allclose(iso.t_radius(db, T, idx), expect, rtol=1e-9, atol=1e-7)
 
 
 # --- recursive histogram -----------------------------------------------------------------
