@@ -12,6 +12,7 @@ from scipy.stats import trim_mean
 from privlab import bucketization as bk
 from privlab.datasets import load
 from privlab.datasets.census import COLUMNS, SIZES
+from privlab._validation import PrivlabError
 from privlab.registry import IGNORE, Claim, Tolerance, claims, experiment, figure
 
 CENSUS = ("CENSUS-like OCC/EDU tables: SYNTHETIC (privlab's seeded generator with the published "
@@ -87,27 +88,47 @@ def fig3_plot(df):
 # Figures 4 and 5: MSE and RE
 # ---------------------------------------------------------------------------------------
 def _settings_task(item):
-    table, theta, sa, F, M, time_limit = item
+    """Settings of the configured methods for one (table, theta), each bucketized and checked."""
+    table, theta, sa, F, M, time_limit, methods, seeds, keep_ids = item
     o = np.bincount(sa, minlength=F.size)
-    t0 = time.perf_counter()
-    two = bk.two_size(o, F, M)
-    t1 = time.perf_counter()
-    multi = bk.multi_size(o, F, M)
-    t2 = time.perf_counter()
-    opt = bk.optimal(o, F, M, time_limit=time_limit)
-    return {"TwoSize": (two, t1 - t0, "optimal"), "MultiSize": (multi, t2 - t1, "heuristic"),
-            "Optimal": (opt.setting, opt.seconds, opt.status)}
+    out = {}
+    for method, seed in zip(methods, seeds):
+        t0 = time.perf_counter()
+        if method == "TwoSize":
+            s, status = bk.two_size(o, F, M), "optimal"
+        elif method == "MultiSize":
+            s, status = bk.multi_size(o, F, M), "heuristic"
+        else:
+            res = bk.optimal(o, F, M, time_limit=time_limit)
+            s, status = res.setting, res.status
+        sec = time.perf_counter() - t0
+        bid = ok = None
+        if s is not None:
+            bid = bk.bucketize(sa, F, s, seed=seed)
+            ok = bk.check_bucketization(sa, bid, F).ok
+        out[method] = (s, sec, status, bid if keep_ids else None, ok)
+    return out
 
 
-def _utility_items(cfg, ctx):
+def _method_list(cfg):
+    methods = [str(m) for m in cfg.methods]
+    bad = sorted(set(methods) - set(METHODS))
+    if bad:
+        raise PrivlabError(f"methods must be among {', '.join(METHODS)}; got {', '.join(bad)}")
+    return [m for m in METHODS if m in methods]
+
+
+def _settings(cfg, ctx, tables, keep_ids):
+    """Settings (and, with keep_ids, bucket ids) of every (table, theta), in parallel."""
+    methods = _method_list(cfg)
     items = []
-    for table in cfg.tables:
-        sa, qi, sizes = _table(cfg, _sa_name(table))
+    for table, (sa, _, _) in tables.items():
         f = np.bincount(sa) / sa.size
         for theta in cfg.thetas:
             items.append((table, theta, sa, bk.fprivacy(f, theta, cfg.offset), int(cfg.max_size),
-                          float(cfg.ilp_time_limit)))
-    return items
+                          float(cfg.ilp_time_limit), methods,
+                          [ctx.seed_sequence(table, theta, m) for m in methods], keep_ids))
+    return items, ctx.map(_settings_task, items, desc="settings")
 
 
 @experiment("bucketization/fig4_mse", artifact="Figure 4",
@@ -116,18 +137,12 @@ def _utility_items(cfg, ctx):
             # the ILP may return another optimal setting with the same loss (alternative optima)
             tolerances={"seconds": IGNORE, "setting": IGNORE, "n_sizes": IGNORE}, data=CENSUS)
 def fig4(cfg, ctx):
-    items = _utility_items(cfg, ctx)
-    results = ctx.map(_settings_task, items, desc="settings")
+    tables = {table: _table(cfg, _sa_name(table)) for table in cfg.tables}
+    items, results = _settings(cfg, ctx, tables, keep_ids=False)
     rows = []
-    for (table, theta, sa, F, M, _), res in zip(items, results):
+    for (table, theta, sa, F, *_), res in zip(items, results):
         n = sa.size
-        for method in METHODS:
-            s, sec, status = res[method]
-            if s is not None:
-                rep = bk.check_bucketization(sa, bk.bucketize(sa, F, s, seed=ctx.seed_sequence(table, theta, method)), F)
-                ok = rep.ok
-            else:
-                ok = None
+        for method, (s, sec, status, _, ok) in res.items():
             rows.append({"table": table, "theta": theta, "method": method, "status": status,
                          "loss": s.loss if s else np.nan, "mse": s.loss / n if s else np.nan,
                          "n_sizes": len(s.sizes) if s else 0, "setting": str(s) if s else "",
@@ -151,19 +166,20 @@ def fig4_claims(df, cfg):
                      f"Anatomy / max(TwoSize, MultiSize) = {ratio.min():.2f}..{ratio.max():.2f}",
                      bool((ratio > 1).all())))
     d1 = (w.TwoSize - w.MultiSize)
-    d2 = (w.MultiSize - w.Optimal)
     out.append(Claim("TwoSize only slightly above MultiSize (MSE)", "slightly",
                      f"TwoSize - MultiSize = {d1.min():.4f}..{d1.max():.4f}", bool((d1 >= 0).all() and d1.max() < 0.15),
                      "the gap grows with theta: at large theta many buckets are singletons and a third size helps"))
-    ok2 = d2.dropna()
-    out.append(Claim("MultiSize only slightly above Optimal (MSE)", "slightly",
-                     f"MultiSize - Optimal = {ok2.min():.4f}..{ok2.max():.4f} ({len(ok2)} of {len(d2)} solved)",
-                     bool((ok2 >= -1e-12).all() and ok2.max() < 0.02)))
-    timed = df[(df.method == "Optimal") & (df.status != "optimal")]
-    out.append(Claim("Optimal (ILP) solves m = 50", "feasible for small m",
-                     "all solved" if timed.empty else
-                     "timed out at " + ", ".join(f"{r.table} theta={r.theta}" for r in timed.itertuples()),
-                     timed.empty, "CBC with the configured time limit"))
+    if "Optimal" in w:      # absent in a run with methods=[TwoSize,MultiSize]
+        d2 = (w.MultiSize - w.Optimal)
+        ok2 = d2.dropna()
+        out.append(Claim("MultiSize only slightly above Optimal (MSE)", "slightly",
+                         f"MultiSize - Optimal = {ok2.min():.4f}..{ok2.max():.4f} ({len(ok2)} of {len(d2)} solved)",
+                         bool((ok2 >= -1e-12).all() and ok2.max() < 0.02)))
+        timed = df[(df.method == "Optimal") & (df.status != "optimal")]
+        out.append(Claim("Optimal (ILP) solves m = 50", "feasible for small m",
+                         "all solved" if timed.empty else
+                         "timed out at " + ", ".join(f"{r.table} theta={r.theta}" for r in timed.itertuples()),
+                         timed.empty, "CBC with the configured time limit"))
     bad = df[df.checker_ok == False]  # noqa: E712
     out.append(Claim("every released bucketization satisfies F-privacy (independent checker)", "(privlab)",
                      f"{int((df.checker_ok == True).sum())} passed, {len(bad)} failed", bad.empty))  # noqa: E712
@@ -189,41 +205,61 @@ def fig4_plot(df):
     return fig
 
 
-def _re_task(item):
-    table, theta, sa, qi, F, settings, pool, seeds = item
-    bids = [bk.bucketize(sa, F, s, seed=sd) for s, sd in zip(settings, seeds)]
-    for b in bids:
-        assert bk.check_bucketization(sa, b, F).ok
-    actual, est = bk.query_answers(qi, sa, bids, pool)
+def _pool_task(item):
+    qi, sizes, sa, sa_size, n_queries, selectivity, seed = item
+    return bk.make_query_pool(qi, sizes, sa, sa_size, n_queries, selectivity, seed=seed)
+
+
+def _answers_task(item):
+    qi, sa, bucket_ids, pool = item
+    actual, est = bk.query_answers(qi, sa, bucket_ids, pool)
     return [bk.relative_errors(actual, e) for e in est]
+
+
+def _pool_part(pool, start, stop):
+    return bk.QueryPool(pool.attributes[start:stop], pool.values[start:stop], pool.sa_values[start:stop],
+                        pool.redrawn)
 
 
 @experiment("bucketization/fig5_re", artifact="Figure 5",
             summary="Mean relative error of count queries (pool of selectivity 1%) vs theta",
             keys=("table", "theta", "method"), tolerances={"re": Tolerance(se="re_se", k=5)}, data=CENSUS)
 def fig5(cfg, ctx):
-    rows, tasks, meta = [], [], []
-    for table in cfg.tables:
-        sa, qi, sizes = _table(cfg, _sa_name(table))
-        pool = bk.make_query_pool(qi, sizes, sa, SIZES[_sa_name(table)], int(cfg.n_queries),
-                                  float(cfg.selectivity), seed=ctx.seed_sequence(table, "pool"))
-        f = np.bincount(sa) / sa.size
-        items = [(table, th, sa, bk.fprivacy(f, th, cfg.offset), int(cfg.max_size), float(cfg.ilp_time_limit))
-                 for th in cfg.thetas]
-        for (table_, theta, _, F, _, _), res in zip(items, ctx.map(_settings_task, items, desc="settings")):
-            methods = [m for m in METHODS if res[m][0] is not None]
-            tasks.append((table, theta, sa, qi, F, [res[m][0] for m in methods], pool,
-                          [ctx.seed_sequence(table, theta, m) for m in methods]))
-            meta.append((table, theta, methods, res, pool.redrawn))
-    for (table, theta, methods, res, redrawn), errs in zip(meta, ctx.map(_re_task, tasks, desc="queries")):
-        for method in METHODS:
-            s, _, status = res[method]
-            e = errs[methods.index(method)] if method in methods else None
+    tables = {table: _table(cfg, _sa_name(table)) for table in cfg.tables}
+    # one pool per table, shared by every theta and method
+    pools = dict(zip(tables, ctx.map(_pool_task, [
+        (qi, sizes, sa, SIZES[_sa_name(table)], int(cfg.n_queries), float(cfg.selectivity),
+         ctx.seed_sequence(table, "pool")) for table, (sa, qi, sizes) in tables.items()], desc="query pools")))
+    items, results = _settings(cfg, ctx, tables, keep_ids=True)
+    # every bucketization of a table is evaluated in one pass over the pool: each query's
+    # matching records and true answer are found once per table (in fixed-size chunks of
+    # queries, so the work splits over workers without changing any number)
+    per_table = {table: [] for table in tables}
+    for (table, theta, *_), res in zip(items, results):
+        per_table[table] += [(theta, method, r) for method, r in res.items()]
+    tasks, where = [], []
+    chunk = int(cfg.query_chunk)
+    for table, (sa, qi, _) in tables.items():
+        solved = [(theta, method) for theta, method, r in per_table[table] if r[3] is not None]
+        ids = [r[3] for _, _, r in per_table[table] if r[3] is not None]
+        for start in range(0, int(cfg.n_queries), chunk):
+            tasks.append((qi, sa, ids, _pool_part(pools[table], start, start + chunk)))
+            where.append((table, solved))
+    errs = {}
+    for (table, solved), part in zip(where, ctx.map(_answers_task, tasks, desc="queries")):
+        for key, e in zip(solved, part):
+            errs.setdefault((table, *key), []).append(e)
+    rows = []
+    for table in tables:
+        for theta, method, (s, _, status, _, ok) in per_table[table]:
+            e = np.concatenate(errs[table, theta, method]) if (table, theta, method) in errs else None
             rows.append({"table": table, "theta": theta, "method": method, "status": status,
                          "re": float(e.mean()) if e is not None else np.nan,
                          "re_se": float(e.std(ddof=1) / np.sqrt(e.size)) if e is not None else np.nan,
                          "re_median": float(np.median(e)) if e is not None else np.nan,
-                         "queries": int(cfg.n_queries), "redrawn": redrawn})
+                         "queries": int(cfg.n_queries), "redrawn": pools[table].redrawn})
+            if ok is False:
+                raise RuntimeError(f"{table} theta={theta} {method}: bucketization fails the F-privacy checker")
     return pd.DataFrame(rows)
 
 
@@ -237,7 +273,7 @@ def fig5_claims(df, cfg):
                      frac >= 0.5, "synthetic CENSUS-like data: absolute RE depends on the QI-SA model"))
     for table, g in w.groupby(level="table"):
         d1 = (g.TwoSize - g.MultiSize).mean()
-        d2 = (g.MultiSize - g.Optimal).mean()
+        d2 = (g.MultiSize - g.Optimal).mean() if "Optimal" in g else np.nan
         p = cfg.printed.improvements.get(table)
         out.append(Claim(f"{table}: RE of TwoSize, MultiSize, Optimal close", p if p else "relatively close",
                          f"mean TwoSize-MultiSize = {d1:+.3f}, MultiSize-Optimal = {d2:+.3f}",
@@ -287,7 +323,7 @@ def _time_methods(o, F, M, repeats, ilp_limit):
             keys=("n", "method"), tolerances=RUNTIME_TOL, data=CENSUS)
 def fig7a(cfg, ctx):
     rows = []
-    for n in ctx.progress(cfg.ns[cfg.profile], desc="n"):
+    for n in ctx.progress(cfg.ns, desc="n"):
         sa, _, _ = _table(cfg, _sa_name(cfg.table), n=n)
         o = np.bincount(sa)
         F = bk.fprivacy(o / o.sum(), cfg.theta, cfg.offset)
@@ -307,7 +343,7 @@ def _scaled(sa, gamma, rng):
 def fig7b(cfg, ctx):
     sa, _, _ = _table(cfg, _sa_name(cfg.table), n=cfg.n)
     rows = []
-    for gamma in ctx.progress(cfg.gammas[cfg.profile], desc="gamma"):
+    for gamma in ctx.progress(cfg.gammas, desc="gamma"):
         s2 = _scaled(sa, int(gamma), ctx.rng("scaleup", int(gamma)))
         o = np.bincount(s2)
         F = bk.fprivacy(o / o.sum(), cfg.theta, cfg.offset)

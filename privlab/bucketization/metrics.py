@@ -35,6 +35,42 @@ def _value_set(rng, size: int, s_root: float) -> np.ndarray:
     return mask
 
 
+class _QIMatcher:
+    """Records matching a conjunction of QI predicates, without a full pass per attribute.
+
+    Each QI column is kept as a contiguous array plus the record indices grouped by value,
+    so a query starts from the records of its most selective attribute (the concatenated
+    groups of its value set) and filters those by the other attributes.
+    """
+
+    def __init__(self, qi):
+        # narrow contiguous columns: the filtering gathers read less memory
+        dtype = np.uint8 if qi.max(initial=0) < 256 else np.int64
+        self.cols = [np.ascontiguousarray(qi[:, j], dtype=dtype) for j in range(qi.shape[1])]
+        self.groups = []
+        for col in self.cols:
+            order = np.argsort(col, kind="stable")
+            counts = np.bincount(col)
+            self.groups.append((order, np.concatenate([[0], np.cumsum(counts)]), counts))
+
+    def match(self, attributes, values) -> np.ndarray:
+        """Sorted indices of the records with qi[:, j] in values[k] for every j = attributes[k]."""
+        sizes = []
+        for j, vj in zip(attributes, values):
+            counts = self.groups[j][2]
+            sizes.append(int(counts[np.flatnonzero(vj[:counts.size])].sum()))
+        first = int(np.argmin(sizes))
+        order, starts, counts = self.groups[attributes[first]]
+        vals = np.flatnonzero(values[first][:counts.size])
+        idx = np.concatenate([order[starts[v]:starts[v + 1]] for v in vals]) if vals.size else order[:0]
+        # sorted (a merge of sorted runs) so that every later gather walks memory in order
+        idx = np.sort(idx, kind="stable")
+        for k, (j, vj) in enumerate(zip(attributes, values)):
+            if k != first and idx.size:
+                idx = idx[vj[self.cols[j][idx]]]
+        return idx
+
+
 def make_query_pool(qi, qi_sizes, sa, sa_size, n_queries=5000, selectivity=0.01, seed=0) -> QueryPool:
     """Draw a pool of count queries as in Anatomy's workload (seed 000, Section 7.2.2).
 
@@ -51,6 +87,7 @@ def make_query_pool(qi, qi_sizes, sa, sa_size, n_queries=5000, selectivity=0.01,
     if len(qi_sizes) != d:
         raise PrivlabError(f"qi_sizes must give one domain size per QI column ({d}), got {len(qi_sizes)}")
     rng = rng_from(seed)
+    matcher = _QIMatcher(qi)
     attrs, values, sas, redrawn = [], [], [], 0
     while len(attrs) < n_queries:
         qd = int(rng.integers(1, d + 1))
@@ -58,10 +95,8 @@ def make_query_pool(qi, qi_sizes, sa, sa_size, n_queries=5000, selectivity=0.01,
         a = np.sort(rng.choice(d, qd, replace=False))
         v = tuple(_value_set(rng, int(qi_sizes[j]), root) for j in a)
         vs = _value_set(rng, int(sa_size), root)
-        mask = vs[sa]
-        for j, vj in zip(a, v):
-            mask &= vj[qi[:, j]]
-        if not mask.any():
+        idx = matcher.match(a, v)
+        if not vs[sa[idx]].any():
             redrawn += 1
             continue
         attrs.append(tuple(int(j) for j in a))
@@ -70,50 +105,85 @@ def make_query_pool(qi, qi_sizes, sa, sa_size, n_queries=5000, selectivity=0.01,
     return QueryPool(tuple(attrs), tuple(values), tuple(sas), redrawn)
 
 
+def _bit_planes(st_bucket, st_value, width: int):
+    """Per bucket, its ST counts c(B, v) as bit planes packed into uint64 words.
+
+    Returns planes of shape (levels * words, number of buckets), row l * words + w holding
+    bit l of c(B, v) for v in 64w..64w+63, and the ST size of every bucket. Then
+    sum_{v in V} c(B, v) = sum_l 2**l sum_w popcount(planes[l * words + w, B] & V_w).
+    """
+    nb = int(st_bucket.max()) + 1
+    words = (width + 63) // 64
+    C = np.bincount(st_bucket * width + st_value, minlength=nb * width).reshape(nb, width)
+    levels = max(1, int(C.max()).bit_length())
+    bits = np.zeros((levels, nb, words * 64), dtype=bool)
+    for lv in range(levels):
+        bits[lv, :, :width] = (C >> lv) & 1
+    packed = np.packbits(bits, axis=2, bitorder="little").view("<u8")       # (levels, nb, words)
+    return np.ascontiguousarray(packed.transpose(0, 2, 1).reshape(levels * words, nb)), C.sum(axis=1)
+
+
+def _sa_words(vs, width: int) -> np.ndarray:
+    """A boolean mask over the SA domain packed like `_bit_planes`' words."""
+    words = (width + 63) // 64
+    bits = np.zeros(words * 64, dtype=bool)
+    k = min(vs.size, width)
+    bits[:k] = vs[:k]
+    return np.packbits(bits, bitorder="little").view("<u8")
+
+
 def query_answers(qi, sa, bucketizations, pool: QueryPool) -> tuple[np.ndarray, np.ndarray]:
     """True answers and estimates from each bucketization's QIT/ST, for every query.
 
     The estimate of a query from a bucketization is sum_B (records of B matching the QI
-    predicates) * (records of B with SA in V_s) / |B| (Anatomy's estimator). The QI
-    predicate masks are computed once per query and reused for every bucketization.
+    predicates) * (ST entries of B with SA in V_s) / |ST of B| (Anatomy's estimator), i.e.
+    the sum over the matching records r of (ST entries of r's bucket in V_s) / |ST of B(r)|.
+    Each query's matching records and its true answer are computed once and reused for
+    every bucketization, so pass all bucketizations of a table in one call.
 
-    Returns (actual of shape (q,), estimates of shape (number of bucketizations, q)).
+    Parameters
+    ----------
+    qi : array (n, d) of int
+    sa : array (n,) of int
+    bucketizations : list
+        Each an array of bucket ids (the ST holds the records' own SA values) or a tuple
+        (bucket ids, ST bucket, ST value) for an ST that differs from the records (e.g.
+        with fake values).
+    pool : QueryPool
+
+    Returns
+    -------
+    (actual of shape (q,), estimates of shape (number of bucketizations, q)).
     """
-    qi = np.asarray(qi)
-    sa = np.asarray(sa)
+    qi = check_array("qi", qi, ndim=2, dtype=np.int64)
+    sa = check_array("sa", sa, dtype=np.int64)
     prepared = []
-    m = int(sa.max()) + 1
     for item in bucketizations:
-        # an array of bucket ids (ST = the records' SA values), or (bucket ids, ST bucket, ST value)
-        # for an ST that differs from the records (e.g. with fake values)
         if isinstance(item, tuple):
             bid, st_bucket, st_value = (np.asarray(a, dtype=np.int64) for a in item)
         else:
             bid = st_bucket = np.asarray(item, dtype=np.int64)
             st_value = sa
-        nb = int(max(bid.max(), st_bucket.max())) + 1
-        mm = max(m, int(st_value.max()) + 1)
-        st_size = np.bincount(st_bucket, minlength=nb).astype(float)
-        # P[B, v]: share of ST entries of bucket B with value v (dense: buckets x SA domain)
-        C = np.zeros((nb, mm), dtype=np.float64)
-        np.add.at(C, (st_bucket, st_value), 1.0)
-        prepared.append((bid, C / np.maximum(st_size, 1)[:, None]))
+        width = max(int(sa.max()), int(st_value.max())) + 1
+        planes, st_size = _bit_planes(st_bucket, st_value, width)
+        # per record (one gather per query and plane): its bucket's planes and 1/|ST of B|
+        prepared.append((np.ascontiguousarray(planes[:, bid]), 1.0 / st_size[bid], width))
+    matcher = _QIMatcher(qi)
     n_q = len(pool.attributes)
     actual = np.empty(n_q)
     est = np.empty((len(prepared), n_q))
     for q in range(n_q):
-        mask = np.ones(sa.size, dtype=bool)
-        for j, vj in zip(pool.attributes[q], pool.values[q]):
-            mask &= vj[qi[:, j]]
-        idx = np.flatnonzero(mask)
+        idx = matcher.match(pool.attributes[q], pool.values[q])
         vs = pool.sa_values[q]
         actual[q] = np.count_nonzero(vs[sa[idx]])
-        for k, (bid, P) in enumerate(prepared):
-            matched = np.bincount(bid[idx], minlength=P.shape[0])
-            touched = np.flatnonzero(matched)
-            cols = np.flatnonzero(vs)
-            cols = cols[cols < P.shape[1]]
-            est[k, q] = matched[touched] @ P[np.ix_(touched, cols)].sum(axis=1)
+        for k, (planes, inv, width) in enumerate(prepared):
+            words = _sa_words(vs, width)
+            in_vs = np.zeros(idx.size, dtype=np.int64)
+            for row in range(planes.shape[0]):
+                level, w = divmod(row, words.size)
+                in_vs += np.bitwise_count(planes[row].take(idx) & words[w]).astype(np.int64) << level
+            # plain elementwise product and sum: no BLAS call in the hot loop
+            est[k, q] = np.sum(in_vs * inv.take(idx))
     return actual, est
 
 
