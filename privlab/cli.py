@@ -221,28 +221,29 @@ def cmd_check(args) -> int:
     exps = registry.select(args.ids, paper=args.paper)
     ref_dir = Path(args.reference) if args.reference else runner.reference_dir()
     configs = [(exp, runner.compose(exp.id, [], profile="quick")) for exp in exps]
-    rows, bad = [], 0
+    width = max((len(e.id) for e in exps), default=10)
+    print(f"{'experiment':<{width}}  {'status':<8}  {'seconds':>7}  detail", flush=True)
+    bad = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for exp, cfg in configs:
+        for exp, cfg in configs:  # rows stream out as experiments finish
             ctx = runner.make_context(cfg, Path(tmp), log=lambda m: None)
+            start = time.perf_counter()
             table = runner.run_table(exp, cfg, ctx)
+            seconds = time.perf_counter() - start
             if args.update:
                 target = check.reference_path(exp, ref_dir)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 tmp_file = target.with_name(".result.csv.tmp")
                 tmp_file.write_text(runner.table_to_csv(table))
                 tmp_file.replace(target)
-                rows.append((exp.id, "updated", f"{len(table)} rows -> {target}"))
-                continue
-            drift = check.check_against_reference(exp, table, ref_dir)
-            bad += drift.status != "ok"
-            rows.append((exp.id, drift.status.upper(), drift.detail))
-    width = max((len(r[0]) for r in rows), default=10)
-    print(f"{'experiment':<{width}}  {'status':<8}  detail")
-    for exp_id, status, detail in rows:
-        print(f"{exp_id:<{width}}  {status:<8}  {detail}")
+                status, detail = "updated", f"{len(table)} rows -> {target}"
+            else:
+                drift = check.check_against_reference(exp, table, ref_dir)
+                bad += drift.status != "ok"
+                status, detail = drift.status.upper(), drift.detail
+            print(f"{exp.id:<{width}}  {status:<8}  {seconds:7.1f}  {detail}", flush=True)
     if bad:
-        _fail(f"{bad} of {len(rows)} experiment(s) drifted from their references", 1)
+        _fail(f"{bad} of {len(configs)} experiment(s) drifted from their references", 1)
     return 0
 
 
