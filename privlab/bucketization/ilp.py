@@ -43,6 +43,30 @@ class OptimalResult:
         return None if self.setting is None else self.setting.loss
 
 
+def _cbc(time_limit):
+    """CBC through COIN_CMD pointed at the CBC binary bundled with PuLP (PuLP 3.3 deprecates
+    PULP_CBC_CMD, the older spelling of the same thing); PULP_CBC_CMD where that is missing.
+    The loss takes integer values only, so an absolute gap below 1 proves optimality: CBC
+    otherwise spends minutes closing a fractional gap that integrality already closes."""
+    import pulp
+    from pulp.apis import coin_api
+
+    opts = dict(msg=False, timeLimit=time_limit, threads=1, gapAbs=1 - 1e-6)
+    path = getattr(coin_api, "pulp_cbc_path", None)
+    if path and hasattr(pulp, "COIN_CMD") and pulp.COIN_CMD(path=path).available():
+        return pulp.COIN_CMD(path=path, **opts)
+    return pulp.PULP_CBC_CMD(**opts)
+
+
+def _var(prob, name, **kw):
+    """prob.add_variable where PuLP has it (3.3+: the LpVariable constructor is deprecated)."""
+    import pulp
+
+    if hasattr(prob, "add_variable"):
+        return prob.add_variable(name, **kw)
+    return pulp.LpVariable(name, **kw)
+
+
 def _solve(o, F, max_size, time_limit, two_sizes: bool) -> OptimalResult:
     import pulp
 
@@ -54,11 +78,11 @@ def _solve(o, F, max_size, time_limit, two_sizes: bool) -> OptimalResult:
     sizes = list(range(smin, max_size + 1))
     c = caps(F, sizes)
     prob = pulp.LpProblem("optimal_bucketing", pulp.LpMinimize)
-    b = {S: pulp.LpVariable(f"b_{S}", lowBound=0, upBound=n // S, cat="Integer") for S in sizes}
+    b = {S: _var(prob, f"b_{S}", lowBound=0, upBound=n // S, cat="Integer") for S in sizes}
     x = {}
     for j, S in enumerate(sizes):
         for i in np.flatnonzero(c[:, j] > 0):
-            x[i, S] = pulp.LpVariable(f"x_{i}_{S}", lowBound=0, upBound=int(o[i]))
+            x[i, S] = _var(prob, f"x_{i}_{S}", lowBound=0, upBound=int(o[i]))
     prob += pulp.lpSum((S - 1) * b[S] for S in sizes)
     by_value = {i: [] for i in range(o.size)}
     by_size = {S: [] for S in sizes}
@@ -71,14 +95,11 @@ def _solve(o, F, max_size, time_limit, two_sizes: bool) -> OptimalResult:
     for S in sizes:
         prob += pulp.lpSum(by_size[S]) == S * b[S]
     if two_sizes:
-        y = {S: pulp.LpVariable(f"y_{S}", cat="Binary") for S in sizes}
+        y = {S: _var(prob, f"y_{S}", cat="Binary") for S in sizes}
         for S in sizes:
             prob += b[S] <= (n // S) * y[S]
         prob += pulp.lpSum(y.values()) <= 2
-    # The loss takes integer values only, so an absolute gap below 1 proves optimality: CBC
-    # otherwise spends minutes closing a fractional gap that integrality already closes.
-    solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, threads=1, gapAbs=1 - 1e-6)
-    prob.solve(solver)
+    prob.solve(_cbc(time_limit))
     seconds = time.perf_counter() - t0
     # sol_status: 1 optimal, 2 feasible but stopped (time limit), 0 not solved, -1 infeasible
     if prob.sol_status == pulp.LpSolutionInfeasible or prob.status == pulp.LpStatusInfeasible:
