@@ -23,7 +23,7 @@ RATE_TOL = {"rate": Tolerance(atol=0.003, se="rate_se", k=5),
 SANITIZER_LABELS = {"aux_only": "aux only (draw from D)", "histogram": "histogram over all points",
                     "perturbed_one": "one perturbed point, all others real",
                     "hist_perturb": "histogram over n/2, n/2 perturbed"}
-HP_LONG = "hist_perturb_sd_side"  # utility sensitivity row: hp noise with per-coordinate s.d. = cell side
+HP_SHORT = "hist_perturb_len_side"  # utility sensitivity row: hp noise of length ~ cell side, not its diameter
 TALK_TABLE = {"perturbed_one": "2^-Omega(d)", "histogram": "2^-Omega(d)", "hist_perturb": "O(n 2^-Omega(d))"}
 
 
@@ -428,7 +428,7 @@ def bad_sanitizer_plot(df):
 # utility
 # ---------------------------------------------------------------------------------------
 def _utility_task(task):
-    d, n, T, k, sigma, n_boxes, box_dims, scale_perturb, scale_hp, n_init, compare_sd_side, seeds = task
+    d, n, T, k, sigma, n_boxes, box_dims, scale_perturb, scale_hp, n_init, compare_len_side, seeds = task
     db, _ = iso.gaussian_mixture(n, d, seeds["db"], k=k, sigma=sigma)
     hist = iso.build_histogram(db, T)
     pert = iso.perturb(db, T, scale_perturb, seeds["perturb"])
@@ -436,9 +436,9 @@ def _utility_task(task):
     hp = iso.histogram_plus_perturbation(db, T, seeds["hp"], scale=scale_hp)
     h2 = hp.histogram
     # sensitivity to the reconstruction: the same release (same seed) with per-coordinate
-    # s.d. scale_hp * side, i.e. noise length ~ side * sqrt(d) instead of side
-    hp_long = (iso.histogram_plus_perturbation(db, T, seeds["hp"], scale=scale_hp * np.sqrt(d))
-               if compare_sd_side else None)
+    # s.d. scale_hp * side / sqrt(d), i.e. noise of length ~ side instead of the diameter side * sqrt(d)
+    hp_short = (iso.histogram_plus_perturbation(db, T, seeds["hp"], scale=scale_hp / np.sqrt(d))
+                if compare_len_side else None)
     # every SDB as weighted points: leaf centres weighted by counts, perturbed points weight 1
     sdbs = {
         "histogram": (hist.leaf_centre, hist.leaf_count.astype(float)),
@@ -446,8 +446,8 @@ def _utility_task(task):
         "hist_perturb": (np.vstack([h2.leaf_centre, hp.perturbed]),
                          np.concatenate([h2.leaf_count.astype(float), np.ones(hp.perturbed.shape[0])])),
     }
-    if hp_long is not None:
-        sdbs[HP_LONG] = (np.vstack([h2.leaf_centre, hp_long.perturbed]), sdbs["hist_perturb"][1])
+    if hp_short is not None:
+        sdbs[HP_SHORT] = (np.vstack([h2.leaf_centre, hp_short.perturbed]), sdbs["hist_perturb"][1])
     # the noise part of the sanitized means against its exact s.d. (RMS over coordinates of
     # the mean of the perturbed points minus the mean of their sources): the histogram half of
     # hist+perturbation adds a deterministic cell-centre bias that is not noise, so it is left out
@@ -457,8 +457,8 @@ def _utility_task(task):
 
     noise = {"histogram": (np.nan, np.nan), "perturbation": noise_rms(pert, db, sd_pert),
              "hist_perturb": noise_rms(hp.perturbed, db[hp.perturbed_index], hp.noise_sd)}
-    if hp_long is not None:
-        noise[HP_LONG] = noise_rms(hp_long.perturbed, db[hp_long.perturbed_index], hp_long.noise_sd)
+    if hp_short is not None:
+        noise[HP_SHORT] = noise_rms(hp_short.perturbed, db[hp_short.perturbed_index], hp_short.noise_sd)
     true_mean = db.mean(axis=0)
     opt = iso.kmeans(db, k, seeds["targets"], n_init=n_init)
     opt_cost = iso.kmeans_cost(db, opt)
@@ -480,7 +480,7 @@ def _utility_task(task):
         elif name == "perturbation":
             est = np.array([iso.box_fraction_points(pert, lo, hi) for lo, hi in boxes])
         else:
-            rel = hp if name == "hist_perturb" else hp_long
+            rel = hp if name == "hist_perturb" else hp_short
             half = h2.leaf_count.sum()
             est = np.array([(iso.box_fraction_histogram(h2, lo, hi) * half
                              + iso.box_fraction_points(rel.perturbed, lo, hi) * rel.perturbed.shape[0]) / n
@@ -500,12 +500,13 @@ def _utility_task(task):
             "box-count (density) error of each sanitizer on clustered data",
             keys=("d", "sanitizer"),
             tolerances={"mean_error_rms": Tolerance(rtol=0.5, atol=1e-3),
-                        "noise_mean_error_rms": Tolerance(rtol=0.5, atol=1e-3), "kmeans_cost_ratio": Tolerance(rtol=0.1),
+                        "noise_mean_error_rms": Tolerance(rtol=0.5, atol=1e-3),
+                        "kmeans_cost_ratio": Tolerance(rtol=0.1),
                         "box_query_mae": Tolerance(rtol=0.3, atol=2e-3)},
             data="SYNTHETIC: seeded mixture of spherical Gaussians clipped into [-1, 1]^d")
 def utility(cfg, ctx):
     tasks = [(int(d), int(cfg.n), int(cfg.T), int(cfg.k), float(cfg.sigma), int(cfg.n_boxes), int(cfg.box_dims),
-              float(cfg.scale_perturb), float(cfg.scale_hp), int(cfg.n_init), bool(cfg.compare_sd_side),
+              float(cfg.scale_perturb), float(cfg.scale_hp), int(cfg.n_init), bool(cfg.compare_len_side),
               _seeds(ctx, "utility", int(d)))
              for d in cfg.dims]
     return pd.DataFrame([r for chunk in ctx.map(_utility_task, tasks, desc="utility") for r in chunk])
@@ -514,8 +515,8 @@ def utility(cfg, ctx):
 @claims("isolation/utility")
 def utility_claims(df, cfg):
     out = []
-    long = df[df.sanitizer == HP_LONG]
-    for san, g in df[df.sanitizer != HP_LONG].groupby("sanitizer", sort=False):
+    short = df[df.sanitizer == HP_SHORT]
+    for san, g in df[df.sanitizer != HP_SHORT].groupby("sanitizer", sort=False):
         worst = g.mean_error_rms.max()
         out.append(Claim(f"{san}: macroscopic properties (column means) preserved", "means preserved",
                          f"RMS column-mean error <= {worst:.2g} (cube side 2)", bool(worst <= cfg.mean_tolerance)))
@@ -532,13 +533,19 @@ def utility_claims(df, cfg):
         printed = "nearly as well"
         if san != "perturbation":
             printed += " (the talk claims it for perturbation-based sanitization; extended here)"
-        if san == "hist_perturb" and len(long):
-            lk = long.kmeans_cost_ratio.max()
-            note = ((note + "; ") if note else "") + (
-                "depends on the reconstructed noise scale (the talk gives only 'a scale taken from the cell'): "
-                f"noise of length ~ cell side gives {kr:.3f}; per-coordinate s.d. = cell side (length ~ side sqrt(d), "
-                f"row {HP_LONG}) gives {lk:.3f} at d = {int(long.loc[long.kmeans_cost_ratio.idxmax(), 'd'])}, "
-                "as noise that long in a cube of side 2 swamps the clusters")
+        if san == "hist_perturb" and not ok:
+            note = ("genuine at these n, d: the perturbed half gets noise of length ~ its cell's diameter "
+                    "side * sqrt(d) (the scale of the talk's privacy argument); a half-size histogram of few points "
+                    "in high d has cells of side 1, so the noise is longer than the cube's side 2 and swamps the "
+                    "clusters. Perturbation proper (noise ~ T-radius) stays within "
+                    f"{df[df.sanitizer == 'perturbation'].kmeans_cost_ratio.max():.3f}")
+            if len(short):
+                sk = short.kmeans_cost_ratio.max()
+                note += (f"; noise of length ~ the cell side instead (row {HP_SHORT}) gives {sk:.3f}, but such "
+                         "noise is shorter than the T-radius in high d (~ side sqrt(d) / 2) and weakens the privacy "
+                         "the talk's table claims: the talk's scheme does not fix the constant, and at these sizes "
+                         "neither reading tried serves both (measured once with it: the quick isolation_vs_d gap of "
+                         "hist+perturbation over aux rose from 0 to 0.002 at d = 20)")
         out.append(Claim(f"{san}: clustering on SDB performs nearly as well as on RDB", printed,
                          f"k-means cost of SDB centres on RDB / RDB optimum <= {kr:.3f} "
                          f"(worst at d = {int(g.loc[g.kmeans_cost_ratio.idxmax(), 'd'])})", ok, note))

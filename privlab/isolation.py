@@ -515,10 +515,11 @@ def histogram_plus_perturbation(db, T, seed=None, *, scale=1.0, low=-1.0, high=1
 
     A point of the second half falls in a cell of the first half's histogram partition
     (a released leaf or an empty child of a split cell) of side ``s``; it is released
-    plus a spherical Gaussian with per-coordinate s.d. ``scale * s / sqrt(d)``: the
-    perturbation of `perturb` ("a random vector of length proportional to" the local
-    scale, expected squared length ``(scale * s)^2``) with the cell side in place of the
-    T-radius [reconstructed: the talk says only that the scale is taken from the cell].
+    plus a spherical Gaussian with per-coordinate s.d. ``scale * s``, a vector of length
+    about ``scale * s * sqrt(d)``, the cell's diameter: the scale of a histogrammed point's
+    uncertainty, which the talk's privacy argument uses ("expected distance proportional to
+    diameter of cell") [reconstructed: the talk says only that the perturbation scale is
+    taken from the cell; ``scale / sqrt(d)`` gives noise of length ~ the cell side].
 
     Parameters
     ----------
@@ -539,7 +540,7 @@ def histogram_plus_perturbation(db, T, seed=None, *, scale=1.0, low=-1.0, high=1
     hist_index, perturbed_index = np.sort(perm[: n // 2]), np.sort(perm[n // 2:])
     hist = build_histogram(db[hist_index], T, low, high)
     _, side, _ = hist.locate(db[perturbed_index])
-    sd = scale * side / np.sqrt(db.shape[1])
+    sd = scale * side
     released = db[perturbed_index] + rng.standard_normal((perturbed_index.size, db.shape[1])) * sd[:, None]
     return HistPerturbRelease(hist, hist_index, perturbed_index, released, sd)
 

@@ -188,12 +188,12 @@ def test_histogram_plus_perturbation_halves():
     assert np.array_equal(np.sort(np.concatenate([rel.hist_index, rel.perturbed_index])), np.arange(1001))
     assert rel.histogram.leaf_count.sum() == 500
     _, side, _ = rel.histogram.locate(db[rel.perturbed_index])
-    np.testing.assert_allclose(rel.noise_sd, side / np.sqrt(3), rtol=1e-15)
-    # the noise length in units of the cell side follows scale * chi_d / sqrt(d), as in `perturb`
+    np.testing.assert_array_equal(rel.noise_sd, side)
+    # the noise length in units of the cell diameter side * sqrt(d) follows scale * chi_d / sqrt(d)
     big = iso.uniform_cube(20000, 4, 10)
     rel2 = iso.histogram_plus_perturbation(big, 10, seed=11, scale=2.0)
     _, side2, _ = rel2.histogram.locate(big[rel2.perturbed_index])
-    ratio = np.linalg.norm(rel2.perturbed - big[rel2.perturbed_index], axis=1) / side2
+    ratio = np.linalg.norm(rel2.perturbed - big[rel2.perturbed_index], axis=1) / (side2 * np.sqrt(4))
     exact = iso.expected_noise_length_ratio(4, 2.0)
     assert abs(ratio.mean() - exact) < 4 * ratio.std() / np.sqrt(ratio.size)
     again = iso.histogram_plus_perturbation(db, 10, seed=9)
