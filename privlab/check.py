@@ -51,7 +51,7 @@ def compare(exp: Experiment, new: pd.DataFrame, ref: pd.DataFrame) -> Drift:
     new, ref, why = _align(exp, new, ref)
     if new is None:
         return Drift("drift", why, np.inf)
-    worst, worst_col = 0.0, ""
+    worst, worst_col, worst_text = 0.0, "", False
     for col in ref.columns:
         tol: Tolerance = exp.tolerance(col)
         if tol.ignore:
@@ -68,12 +68,15 @@ def compare(exp: Experiment, new: pd.DataFrame, ref: pd.DataFrame) -> Drift:
             ratio = np.where(diff == 0, 0.0, diff / np.maximum(allowed, 1e-300))
             col_worst = float(ratio.max()) if ratio.size else 0.0
         else:
-            same = (a.astype(str) == b.astype(str)).to_numpy()
+            same = ((a.astype(str) == b.astype(str)) | (a.isna() & b.isna())).to_numpy()
             col_worst = 0.0 if same.all() else np.inf
         if col_worst > worst:
             worst, worst_col = col_worst, col
+            worst_text = not pd.api.types.is_numeric_dtype(a) or not pd.api.types.is_numeric_dtype(b)
     if worst > 1.0:
-        return Drift("drift", f"column {worst_col!r} beyond tolerance ({exp.tolerance(worst_col).describe()})", worst)
+        why = "differs (text, compared exactly)" if worst_text else \
+            f"beyond tolerance ({exp.tolerance(worst_col).describe()})"
+        return Drift("drift", f"column {worst_col!r} {why}", worst)
     return Drift("ok", f"{len(ref)} rows, {len(ref.columns)} columns", worst)
 
 

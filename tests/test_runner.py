@@ -187,3 +187,16 @@ def test_failed_sweep_job_is_reported_and_others_complete(tmp_path):
     assert lines[0].startswith("privlab: error: job 0 (rho2=0.05): rho1 must be smaller than rho2")
     assert lines[-1] == "privlab: error: 1 job(s) of the sweep failed: 0 (errors above); the others completed"
     assert len(list(tmp_path.rglob("result.csv"))) == 1
+
+
+def test_check_text_columns_and_missing_cells():
+    from privlab import check
+
+    exp = registry.Experiment(id="lpb/x", run=None, artifact="", summary="", keys=("value",))
+    table = pd.DataFrame({"value": [1, 2], "verdict": ["ok", None], "x": [0.5, float("nan")]})
+    assert check.compare(exp, table, check.canonical(table)).status == "ok"
+    other = pd.DataFrame({"value": [1, 2], "verdict": ["ok", "timed out"], "x": [0.5, float("nan")]})
+    drift = check.compare(exp, table, check.canonical(other))
+    assert drift.status == "drift" and "'verdict' differs" in drift.detail
+    rows = pd.DataFrame({"value": [1, 3], "verdict": ["ok", None], "x": [0.5, float("nan")]})
+    assert "rows differ" in check.compare(exp, table, check.canonical(rows)).detail
