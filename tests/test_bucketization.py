@@ -308,3 +308,27 @@ def test_corruption_monte_carlo_vs_exact():
         hits = simulate_corruption(sa, bid, st_b, st_v, c, seed=2)
         p = corruption_certainty(5, c, k)
         assert abs(hits.mean() - p) < 5 * np.sqrt(p * (1 - p) / hits.size) + 1e-12
+
+
+@pytest.mark.parametrize("m", [6, 70])      # one and two 64-bit words per bit plane
+def test_query_answers_brute_force(m):
+    rng = np.random.default_rng(m)
+    n = 3000
+    qi = rng.integers(0, 4, (n, 3))
+    sa = (qi[:, 0] * 7 + rng.integers(0, m, n)) % m
+    pool = make_query_pool(qi, [4, 4, 4], sa, m, n_queries=60, selectivity=0.05, seed=2)
+    big = np.arange(n) // 50                                 # buckets of 50: counts up to 5 bits
+    small = rng.permutation(n) // 3
+    st_b, st_v, _ = add_fake_values(sa, small, 2, m, seed=3)
+    items = [big, small, (small, st_b, st_v)]
+    actual, est = query_answers(qi, sa, items, pool)
+    for q in range(len(pool.attributes)):
+        mask = np.ones(n, bool)
+        for j, v in zip(pool.attributes[q], pool.values[q]):
+            mask &= v[qi[:, j]]
+        vs = pool.sa_values[q]
+        assert actual[q] == np.count_nonzero(mask & vs[sa])
+        for k, (bid, stb, stv) in enumerate([(big, big, sa), (small, small, sa), (small, st_b, st_v)]):
+            want = sum(np.count_nonzero(mask[bid == B]) * np.count_nonzero(vs[stv[stb == B]]) / np.count_nonzero(stb == B)
+                       for B in np.unique(bid[mask]))
+            assert est[k, q] == pytest.approx(want, rel=1e-12)

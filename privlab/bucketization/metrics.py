@@ -157,33 +157,53 @@ def query_answers(qi, sa, bucketizations, pool: QueryPool) -> tuple[np.ndarray, 
     """
     qi = check_array("qi", qi, ndim=2, dtype=np.int64)
     sa = check_array("sa", sa, dtype=np.int64)
-    prepared = []
+    items = []
     for item in bucketizations:
         if isinstance(item, tuple):
             bid, st_bucket, st_value = (np.asarray(a, dtype=np.int64) for a in item)
         else:
             bid = st_bucket = np.asarray(item, dtype=np.int64)
             st_value = sa
-        width = max(int(sa.max()), int(st_value.max())) + 1
-        planes, st_size = _bit_planes(st_bucket, st_value, width)
-        # per record (one gather per query and plane): its bucket's planes and 1/|ST of B|
-        prepared.append((np.ascontiguousarray(planes[:, bid]), 1.0 / st_size[bid], width))
-    matcher = _QIMatcher(qi)
-    n_q = len(pool.attributes)
+        items.append((bid, st_bucket, st_value))
+    width = max([int(sa.max())] + [int(v.max()) for _, _, v in items]) + 1
+    words = (width + 63) // 64
+    planes, inv, levels = [], [], []
+    for bid, st_bucket, st_value in items:
+        p, st_size = _bit_planes(st_bucket, st_value, width)
+        planes.append(p[:, bid])                    # per record: its bucket's planes
+        inv.append(1.0 / st_size[bid])              # and 1 / |ST of its bucket|
+        levels.append(p.shape[0] // words)
+    n_q, K = len(pool.attributes), len(items)
     actual = np.empty(n_q)
-    est = np.empty((len(prepared), n_q))
+    est = np.empty((K, n_q))
+    if K:
+        # columns level-major: block (level l, word w) holds the bucketizations with more than
+        # l levels, which (sorted by levels, descending) are always the first ones
+        order = sorted(range(K), key=lambda k: -levels[k])
+        blocks = [(lv, w, sum(L > lv for L in levels)) for lv in range(max(levels)) for w in range(words)]
+        # record-major (one row per record): a query gathers whole rows, far faster than
+        # gathering the same records from every plane separately
+        planes = np.ascontiguousarray(np.stack([planes[k][lv * words + w] for lv, w, kl in blocks
+                                                for k in order[:kl]], axis=1))
+        word_of_col = np.concatenate([np.full(kl, w) for _, w, kl in blocks])
+        inv = np.ascontiguousarray(np.stack([inv[k] for k in order], axis=1))
+    matcher = _QIMatcher(qi)
     for q in range(n_q):
         idx = matcher.match(pool.attributes[q], pool.values[q])
         vs = pool.sa_values[q]
         actual[q] = np.count_nonzero(vs[sa[idx]])
-        for k, (planes, inv, width) in enumerate(prepared):
-            words = _sa_words(vs, width)
-            in_vs = np.zeros(idx.size, dtype=np.int64)
-            for row in range(planes.shape[0]):
-                level, w = divmod(row, words.size)
-                in_vs += np.bitwise_count(planes[row].take(idx) & words[w]).astype(np.int64) << level
-            # plain elementwise product and sum: no BLAS call in the hot loop
-            est[k, q] = np.sum(in_vs * inv.take(idx))
+        if not K:
+            continue
+        x = planes.take(idx, axis=0)
+        x &= _sa_words(vs, width)[word_of_col]
+        c = np.bitwise_count(x)                      # per record and plane: popcount(plane & V_s)
+        in_vs = np.zeros((idx.size, K))             # per record: ST entries of its bucket in V_s
+        col = 0
+        for lv, _, kl in blocks:
+            in_vs[:, :kl] += c[:, col:col + kl] * float(2 ** lv)
+            col += kl
+        # plain elementwise products and sums: no BLAS call (threads) in the hot loop
+        est[order, q] = (in_vs * inv.take(idx, axis=0)).sum(axis=0)
     return actual, est
 
 
