@@ -154,7 +154,14 @@ def write_sweep_report(sweep_dir, metrics=None, where: dict | None = None) -> li
 def summary_lines(sweep_dir) -> list[str]:
     table, swept, exp_id = collect(sweep_dir)
     n_jobs = table["job"].nunique()
-    values = {p: sorted(map(str, table[p].unique())) for p in swept}
+    values = {}
+    for p in swept:
+        unique = list(table[p].dropna().unique())
+        try:
+            unique = sorted(unique)
+        except TypeError:  # mixed types: sort by text
+            unique = sorted(unique, key=str)
+        values[p] = [str(v) for v in unique]
     return [f"{exp_id}: {n_jobs} jobs, {len(table)} rows; swept: "
             + (", ".join(f"{p} in {{{', '.join(v)}}}" for p, v in values.items()) or "nothing")]
 
