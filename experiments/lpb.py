@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from privlab import lpb
-from privlab._validation import PrivlabError
+from privlab._validation import PrivlabError, check_int, check_real
 from privlab.registry import Claim, Tolerance, claims, experiment, figure
 
 ADULT = "UCI Adult (real), 48,842 rows (adult.data + adult.test)"
@@ -56,7 +56,8 @@ def table1(cfg, ctx):
     matches = {r: int(sum(_close(pn, r - a, 3) for pn, a in zip(printed.noise, lpb.query_answers(universe, known, cfg.query))))
                for r in cfg.response_candidates}
     response = max(matches, key=lambda r: (matches[r], -list(cfg.response_candidates).index(r)))
-    answers, noise, density, post = _table1_rows(universe, known, response, cfg.epsilon, cfg.query)
+    epsilon = check_real("epsilon", cfg.epsilon, low=0, low_open=True)
+    answers, noise, density, post = _table1_rows(universe, known, response, epsilon, cfg.query)
     return pd.DataFrame({
         "value": universe.astype(int),
         "data_set": [",".join(str(int(v)) for v in (*known, u)) for u in universe],
@@ -201,7 +202,7 @@ def _deltas(cfg, ctx) -> dict:
 @experiment("lpb/fig1_lambda", artifact="Figure 1", summary="LPB's Laplace scale lambda vs prior threshold rho1 "
             "at rho2 = 50%, one curve per attribute", keys=("attribute", "rho1"), data=ADULT)
 def fig1_lambda(cfg, ctx):
-    rho1 = np.linspace(cfg.rho1_min, cfg.rho1_max, int(cfg.rho1_points))
+    rho1 = np.linspace(cfg.rho1_min, cfg.rho1_max, check_int("rho1_points", cfg.rho1_points, low=2))
     rows = []
     for attribute, (delta, m, _) in _deltas(cfg, ctx).items():
         lam_di = lpb.differential_identifiability_scale(delta, m, cfg.rho2)
@@ -291,7 +292,7 @@ def fig2_4_noise_ratio(cfg, ctx):
                     continue
                 lam = lpb.laplace_scale(delta, rho1, rho2)
                 tasks.append((attribute, rho1, rho2, lpb.lpb_epsilon(rho1, rho2), lam, u_range,
-                              int(cfg.n_queries), ctx.seed_sequence(attribute, rho1, rho2)))
+                              check_int("n_queries", cfg.n_queries, low=4), ctx.seed_sequence(attribute, rho1, rho2)))
     rows = [r for chunk in ctx.map(_nr_task, tasks, desc="noise ratio") for r in chunk]
     return pd.DataFrame(rows)
 
@@ -377,7 +378,8 @@ def fig5_dp_noise_ratio(cfg, ctx):
             eps = float(eps)
             if eps <= 0:
                 raise PrivlabError(f"epsilons must be > 0; got {eps}")
-            tasks.append((attribute, np.nan, np.nan, eps, delta / eps, u_range, int(cfg.n_queries),
+            tasks.append((attribute, np.nan, np.nan, eps, delta / eps, u_range,
+                          check_int("n_queries", cfg.n_queries, low=4),
                           ctx.seed_sequence(attribute, eps)))
     rows = [r for chunk in ctx.map(_nr_task, tasks, desc="noise ratio") for r in chunk]
     return pd.DataFrame(rows).drop(columns=["rho1", "rho2"])
@@ -489,7 +491,8 @@ def breach_check(cfg, ctx):
                     continue
                 for factor in cfg.eps_factors:
                     tasks.append((attribute, values, known, float(rho1), float(cfg.rho2),
-                                  prior_kind, float(factor), int(cfg.n_responses), int(cfg.chunk),
+                                  prior_kind, float(factor), check_int("n_responses", cfg.n_responses, low=1),
+                                  check_int("chunk", cfg.chunk, low=1),
                                   ctx.seed_sequence(attribute, rho1, prior_kind, factor)))
     return pd.DataFrame(ctx.map(_breach_task, tasks, desc="breach simulation"))
 
