@@ -12,7 +12,7 @@ from scipy.stats import trim_mean
 from privlab import bucketization as bk
 from privlab.datasets import load
 from privlab.datasets.census import COLUMNS, SIZES
-from privlab._validation import PrivlabError
+from privlab._validation import PrivlabError, check_int, check_real
 from privlab.registry import IGNORE, Claim, Tolerance, claims, experiment, figure
 
 CENSUS = ("CENSUS-like OCC/EDU tables: SYNTHETIC (privlab's seeded generator with the published "
@@ -243,7 +243,7 @@ def fig5(cfg, ctx):
     for (table, theta, *_), res in zip(items, results):
         per_table[table] += [(theta, method, r) for method, r in res.items()]
     tasks, where = [], []
-    chunk = int(cfg.query_chunk)
+    chunk = check_int("query_chunk", cfg.query_chunk, low=1)
     for table, (sa, qi, _) in tables.items():
         solved = [(theta, method) for theta, method, r in per_table[table] if r[3] is not None]
         ids = [r[3] for _, _, r in per_table[table] if r[3] is not None]
@@ -332,7 +332,7 @@ def fig7a(cfg, ctx):
         sa, _, _ = _table(cfg, _sa_name(cfg.table), n=n)
         o = np.bincount(sa)
         F = bk.fprivacy(o / o.sum(), cfg.theta, cfg.offset)
-        rows += [{"n": int(n), **r} for r in _time_methods(o, F, int(cfg.max_size), int(cfg.repeats),
+        rows += [{"n": int(n), **r} for r in _time_methods(o, F, int(cfg.max_size), check_int("repeats", cfg.repeats, low=1),
                                                             float(cfg.ilp_time_limit))]
     return pd.DataFrame(rows)
 
@@ -346,14 +346,14 @@ def _scaled(sa, gamma, rng):
             summary="Runtime vs domain scale-up factor gamma (OCC, n = 500K)",
             keys=("gamma", "method"), tolerances=RUNTIME_TOL, data=CENSUS)
 def fig7b(cfg, ctx):
-    sa, _, _ = _table(cfg, _sa_name(cfg.table), n=cfg.n)
+    sa, _, _ = _table(cfg, _sa_name(cfg.table), n=check_int("n", cfg.n, low=1, high=500_000))
     rows = []
     for gamma in ctx.progress(cfg.gammas, desc="gamma"):
         s2 = _scaled(sa, int(gamma), ctx.rng("scaleup", int(gamma)))
         o = np.bincount(s2)
         F = bk.fprivacy(o / o.sum(), cfg.theta, cfg.offset)
         rows += [{"gamma": int(gamma), "m": int(np.count_nonzero(o)), **r}
-                 for r in _time_methods(o, F, int(cfg.max_size), int(cfg.repeats), float(cfg.ilp_time_limit))]
+                 for r in _time_methods(o, F, int(cfg.max_size), check_int("repeats", cfg.repeats, low=1), float(cfg.ilp_time_limit))]
     return pd.DataFrame(rows)
 
 
@@ -459,7 +459,9 @@ def _diffinf_task(item):
                         "median_se": Tolerance(rtol=0.2), "trimmed_se": Tolerance(rtol=0.2),
                         "p_nonpos_se": Tolerance(rtol=1.0, atol=1e-6)})
 def diffinf(cfg, ctx):
-    items = [(float(a1), float(r), float(e), int(cfg.samples), float(cfg.trim), ctx.seed_sequence(a1, r, e))
+    samples = check_int("samples", cfg.samples, low=1)
+    trim = check_real("trim", cfg.trim, low=0, high=0.5, high_open=True)
+    items = [(float(a1), float(r), float(e), samples, trim, ctx.seed_sequence(a1, r, e))
              for a1 in cfg.a1s for r in cfg.ratios for e in cfg.epsilons]
     return pd.DataFrame(ctx.map(_diffinf_task, items, desc="diffinf"))
 

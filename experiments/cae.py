@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from privlab import cae, sdc
+from privlab._validation import check_int
 from privlab.datasets import load
 from privlab.registry import Claim, Tolerance, claims, experiment, figure
 
@@ -371,13 +372,15 @@ def _dataset_specs(cfg):
 def run_sdc(cfg, ctx, series):
     """``series``: list of (technique, parameter). One row per data set, series and SK size."""
     specs = _dataset_specs(cfg)
+    repetitions = check_int("repetitions", cfg.repetitions, low=1)
+    lp_records = check_int("lp_check_records", cfg.get("lp_check_records", 0), low=0)
     items = []
     for ds, spec in specs.items():
         key = _dataset_key(spec)
         for technique, param in series:
-            for rep in range(int(cfg.repetitions)):
+            for rep in range(repetitions):
                 seed = ctx.seed_sequence(ds, technique, float(param), rep)
-                items.append((key, technique, param, rep, seed, cfg.get("lp_check_records", 0)))
+                items.append((key, technique, param, rep, seed, lp_records))
     names = {_dataset_key(s): ds for ds, s in specs.items()}
     results = ctx.map(_task, items, desc="CAE per repetition")
     long = []
