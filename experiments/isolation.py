@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from privlab import isolation as iso
-from privlab._validation import PrivlabError
+from privlab._validation import PrivlabError, check_int
 from privlab.registry import Claim, Tolerance, claims, experiment, figure
 
 SYNTHETIC_CUBE = "SYNTHETIC: n points uniform on the hypercube [-1, 1]^d (the talk's distribution D), seeded"
@@ -162,6 +162,11 @@ def _sanitizers(cfg):
     return out
 
 
+
+def _targets(cfg) -> int:
+    """m: targets (one adversary output each) per setting."""
+    return check_int("m", cfg.m, low=1)
+
 @experiment("isolation/isolation_vs_d", artifact="Results table (slide 24), by simulation",
             summary="Isolation success rate vs dimension d for each sanitizer and its natural adversaries, beside "
             "the aux-only baseline; fitted exponential rate per sanitizer",
@@ -172,7 +177,7 @@ def isolation_vs_d(cfg, ctx):
     # one task per (d, sanitizer), the costliest (largest d) first so that the workers
     # finish together; rows are reassembled in (d, sanitizer) order afterwards
     cells = sorted(((d, san) for d in dims for san in sanitizers), key=lambda ds: -ds[0])
-    tasks = [(d, int(cfg.n), int(cfg.T), float(cfg.c), int(cfg.m), _seeds(ctx, "vs_d", d),
+    tasks = [(d, int(cfg.n), int(cfg.T), float(cfg.c), _targets(cfg), _seeds(ctx, "vs_d", d),
               float(cfg.scale_perturb), float(cfg.scale_hp), san) for d, san in cells]
     out = dict(zip(cells, ctx.map(_vs_d_task, tasks, desc="isolation vs d")))
     rows = []
@@ -289,7 +294,7 @@ def _c_T_task(task):
 def isolation_vs_c_T(cfg, ctx):
     sanitizers = _sanitizers(cfg)
     cs = [float(c) for c in cfg.cs]
-    tasks = [(int(cfg.d), int(cfg.n), int(T), cs, int(cfg.m), _seeds(ctx, "c_T"),
+    tasks = [(check_int("d", cfg.d, low=1), int(cfg.n), int(T), cs, _targets(cfg), _seeds(ctx, "c_T"),
               ctx.seed_sequence("c_T", "aux"), ctx.seed_sequence("c_T", "db"), float(cfg.scale_perturb),
               float(cfg.scale_hp), sanitizers) for T in cfg.Ts]
     rows = [r for chunk in ctx.map(_c_T_task, tasks, desc="isolation vs c, T") for r in chunk]
@@ -374,8 +379,8 @@ def _bad_task(task):
             keys=("stretch", "disclosed", "adversary"), tolerances=RATE_TOL,
             data=SYNTHETIC_CUBE + "; the disguised columns are multiplied by `stretch`")
 def bad_sanitizer_exp(cfg, ctx):
-    d = int(cfg.d)
-    tasks = [(d, int(cfg.n), int(cfg.T), float(cfg.c), int(cfg.m), float(s), int(k), _seeds(ctx, "bad", float(s), k))
+    d = check_int("d", cfg.d, low=2)
+    tasks = [(d, int(cfg.n), int(cfg.T), float(cfg.c), _targets(cfg), float(s), int(k), _seeds(ctx, "bad", float(s), k))
              for s in cfg.stretches for k in range(d)]
     rows = [r for chunk in ctx.map(_bad_task, tasks, desc="bad sanitizer") for r in chunk]
     df = pd.DataFrame(rows)
@@ -505,7 +510,8 @@ def _utility_task(task):
                         "box_query_mae": Tolerance(rtol=0.3, atol=2e-3)},
             data="SYNTHETIC: seeded mixture of spherical Gaussians clipped into [-1, 1]^d")
 def utility(cfg, ctx):
-    tasks = [(int(d), int(cfg.n), int(cfg.T), int(cfg.k), float(cfg.sigma), int(cfg.n_boxes), int(cfg.box_dims),
+    n_boxes, box_dims = check_int("n_boxes", cfg.n_boxes, low=1), check_int("box_dims", cfg.box_dims, low=1)
+    tasks = [(int(d), int(cfg.n), int(cfg.T), int(cfg.k), float(cfg.sigma), n_boxes, box_dims,
               float(cfg.scale_perturb), float(cfg.scale_hp), int(cfg.n_init), bool(cfg.compare_len_side),
               _seeds(ctx, "utility", int(d)))
              for d in cfg.dims]
@@ -605,15 +611,16 @@ def real_data(cfg, ctx):
         raise PrivlabError(f"columns must be numeric columns of adult; unknown: {missing}")
     raw = frame[list(cfg.columns)].to_numpy(dtype=float)
     if cfg.n_rows is not None:
+        check_int("n_rows", cfg.n_rows, low=2)
         raw = raw[np.random.default_rng(ctx.seed_sequence("real", "rows")).permutation(raw.shape[0])[:int(cfg.n_rows)]]
     sanitizers = _sanitizers(cfg)
     tasks = []
     for scaling in cfg.scalings:
         X = iso.scale_to_cube(raw, ctx.seed_sequence("real", "jitter", scaling), scaling=scaling, jitter=True)
-        tasks.append((f"adult_{scaling}", X, int(cfg.T), float(cfg.c), int(cfg.m), _seeds(ctx, "real", scaling),
+        tasks.append((f"adult_{scaling}", X, int(cfg.T), float(cfg.c), _targets(cfg), _seeds(ctx, "real", scaling),
                       float(cfg.scale_perturb), float(cfg.scale_hp), sanitizers))
     U = iso.uniform_cube(raw.shape[0], raw.shape[1], ctx.seed_sequence("real", "uniform"))
-    tasks.append(("uniform_cube", U, int(cfg.T), float(cfg.c), int(cfg.m), _seeds(ctx, "real", "uniform"),
+    tasks.append(("uniform_cube", U, int(cfg.T), float(cfg.c), _targets(cfg), _seeds(ctx, "real", "uniform"),
                   float(cfg.scale_perturb), float(cfg.scale_hp), sanitizers))
     rows = [r for chunk in ctx.map(_real_task, tasks, desc="real data") for r in chunk]
     return pd.DataFrame(rows).drop(columns=["c"])
