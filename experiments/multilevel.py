@@ -61,8 +61,13 @@ def prior_of(spec, s: int) -> np.ndarray:
     return p / p.sum()
 
 
+def _domain_size(cfg) -> int:
+    """s, the size of the domain of X and of every copy."""
+    return check_int("domain_size", cfg.domain_size, low=2)
+
+
 def _priors(cfg) -> dict:
-    return {name: prior_of(spec, int(cfg.domain_size)) for name, spec in cfg.distributions.items()}
+    return {name: prior_of(spec, _domain_size(cfg)) for name, spec in cfg.distributions.items()}
 
 
 def _ps(cfg) -> list[float]:
@@ -100,7 +105,7 @@ def collusion_counts(cfg, ctx, name: str, prior: np.ndarray) -> np.ndarray:
     (at most every cfg.mc.checkpoint_seconds). A rerun resumes from the saved state; a
     finished state is reused by the other experiments with the same config and seed.
     """
-    s = int(cfg.domain_size)
+    s = _domain_size(cfg)
     ps = _ps(cfg)
     trials = ml.check_trials(cfg.mc.trials)
     chunk = check_int("mc.chunk", cfg.mc.chunk, low=1)
@@ -176,7 +181,7 @@ MC_TOL = {"mc_all": Tolerance(se="mc_all_se", atol=1e-12), "mc_c": Tolerance(se=
             summary="Pr[X=x | Y_a,Y_b,Y_c] vs Pr[X=x | Y_c] at the paper's four cells, MC (10^7 quick / 10^10 "
             "paper trials) and exact", keys=("distribution", "x"), tolerances=MC_TOL, data=SYNTH)
 def fig5_collusion(cfg, ctx):
-    s, ps = int(cfg.domain_size), _ps(cfg)
+    s, ps = _domain_size(cfg), _ps(cfg)
     rows = []
     for name, prior in _priors(cfg).items():
         ya, yb, yc = _cell(cfg.cells[name], s)
@@ -246,7 +251,7 @@ def fig5_plot(df):
             summary="Pr[Y_i = y | X = x] for all y, MC from F vs the uni-pert formula and the exact chain law",
             keys=("distribution", "y"), tolerances={"mc": Tolerance(se="mc_se", atol=1e-12)}, data=SYNTH)
 def fig6_equivalence(cfg, ctx):
-    s, ps = int(cfg.domain_size), _ps(cfg)
+    s, ps = _domain_size(cfg), _ps(cfg)
     rows = []
     for name, prior in _priors(cfg).items():
         spec = cfg.equivalence[name]
@@ -345,7 +350,7 @@ def pooled_gof(counts: np.ndarray, probs: np.ndarray, min_expected: float) -> di
             "the exact joint", keys=("distribution", "table"),
             tolerances={c: Tolerance(rtol=1e-6, atol=1e-12) for c in ("chi2", "chi2_p", "g", "g_p")}, data=SYNTH)
 def agreement(cfg, ctx):
-    s, ps = int(cfg.domain_size), _ps(cfg)
+    s, ps = _domain_size(cfg), _ps(cfg)
     rows = []
     for name, prior in _priors(cfg).items():
         F = collusion_counts(cfg, ctx, name, prior)
@@ -425,7 +430,7 @@ def _confidence_chunk(item):
             tolerances={"mc": Tolerance(se="mc_se", atol=1e-12)},
             data="X uniform on 1..s; copies simulated")
 def fig7_independent(cfg, ctx):
-    s = int(cfg.domain_size)
+    s = _domain_size(cfg)
     ps = [float(p) for p in cfg.pooled_ps]
     trials = ml.check_trials(cfg.trials)
     chunk = check_int("chunk", cfg.chunk, low=1)
@@ -522,7 +527,7 @@ def _overhead_run(item):
 def fig8_overhead(cfg, ctx):
     n_min, n_max = check_int("n_min", cfg.n_min, low=1), check_int("n_max", cfg.n_max, low=1)
     ns = [n_min * 10 ** k for k in range(int(math.log10(n_max / n_min) + 1e-9) + 1)]
-    items = [(check_int("n", n, low=1), check_int("m_max", cfg.m_max, low=1), int(cfg.domain_size),
+    items = [(check_int("n", n, low=1), check_int("m_max", cfg.m_max, low=1), _domain_size(cfg),
               check_real("c", cfg.c, low=0, high=1, low_open=True), check_int("m_step", cfg.m_step, low=1),
               int(float(cfg.naive_max_bytes)), ctx.seed_sequence("fig8", int(n))) for n in ns]
     # timings: run one table size at a time so that workers do not compete for memory bandwidth
