@@ -168,7 +168,9 @@ def cmd_run(args, hydra_args: list[str]) -> int:
         if multirun:
             given = [o.split("=", 1)[1] for o in overrides if o.startswith("hydra.sweep.dir=")]
             params = [o for o in overrides if not o.startswith(("hydra", "+hydra", "~hydra"))]
-            sweep_dir = Path(given[-1]) if given else sweep_dir_for(exp.id, params, runner.default_results_dir())
+            results = [o.split("=", 1)[1] for o in overrides if o.startswith("results_dir=")]
+            results_dir = Path(results[-1]) if results else runner.default_results_dir()
+            sweep_dir = Path(given[-1]) if given else sweep_dir_for(exp.id, params, results_dir)
             extra = [] if given else [f"hydra.sweep.dir={sweep_dir}"]
             print(f"sweep directory: {sweep_dir} (rerun the same command to resume)", flush=True)
             shutil.rmtree(sweep_dir / FAILED_MARKERS, ignore_errors=True)
