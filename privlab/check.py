@@ -28,6 +28,11 @@ def canonical(df: pd.DataFrame) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(table_to_csv(df)))
 
 
+def _sorted_by(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Rows in the order of their key columns' text (the same order for a table and its reference)."""
+    return df.assign(_k=df[keys].astype(str).agg("|".join, axis=1)).sort_values("_k").drop(columns="_k")
+
+
 def _align(exp: Experiment, new: pd.DataFrame, ref: pd.DataFrame):
     if exp.keys:
         keys = list(exp.keys)
@@ -36,8 +41,7 @@ def _align(exp: Experiment, new: pd.DataFrame, ref: pd.DataFrame):
         if new_keys != ref_keys:
             extra, lost = sorted(new_keys - ref_keys)[:3], sorted(ref_keys - new_keys)[:3]
             return None, None, f"rows differ: new {extra}, missing {lost}"
-        new = new.assign(_k=new[keys].astype(str).agg("|".join, axis=1)).sort_values("_k").drop(columns="_k")
-        ref = ref.assign(_k=ref[keys].astype(str).agg("|".join, axis=1)).sort_values("_k").drop(columns="_k")
+        new, ref = _sorted_by(new, keys), _sorted_by(ref, keys)
     elif len(new) != len(ref):
         return None, None, f"{len(new)} rows, reference has {len(ref)}"
     return new.reset_index(drop=True), ref.reset_index(drop=True), ""

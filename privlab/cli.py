@@ -79,13 +79,14 @@ def _prevalidate(exp_id: str, overrides: list[str], multirun: bool) -> None:
         runner.compose(exp_id, jobs[0] + hydra_part, hydra_node=True)
 
 
-LAUNCHER_PACKAGES = {"joblib": "hydra-joblib-launcher", "slurm": "hydra-submitit-launcher",
-                     "submitit_slurm": "hydra-submitit-launcher", "submitit_local": "hydra-submitit-launcher",
-                     "ray": "hydra-ray-launcher (pip install -e '.[ray]')"}
-LAUNCHER_MODULES = {"joblib": "hydra_plugins.hydra_joblib_launcher", "slurm": "hydra_plugins.hydra_submitit_launcher",
-                    "submitit_slurm": "hydra_plugins.hydra_submitit_launcher",
-                    "submitit_local": "hydra_plugins.hydra_submitit_launcher",
-                    "ray": "hydra_plugins.hydra_ray_launcher"}
+# launcher -> (plugin module, what to install)
+LAUNCHERS = {
+    "joblib": ("hydra_plugins.hydra_joblib_launcher", "hydra-joblib-launcher"),
+    "slurm": ("hydra_plugins.hydra_submitit_launcher", "hydra-submitit-launcher"),
+    "submitit_slurm": ("hydra_plugins.hydra_submitit_launcher", "hydra-submitit-launcher"),
+    "submitit_local": ("hydra_plugins.hydra_submitit_launcher", "hydra-submitit-launcher"),
+    "ray": ("hydra_plugins.hydra_ray_launcher", "hydra-ray-launcher (pip install -e '.[ray]')"),
+}
 
 
 def _check_launcher(name: str) -> None:
@@ -94,14 +95,15 @@ def _check_launcher(name: str) -> None:
 
     if name == "basic":
         return
-    if name not in LAUNCHER_MODULES:
-        raise PrivlabError(f"hydra/launcher must be one of basic, {', '.join(sorted(LAUNCHER_MODULES))}; got {name!r}")
+    if name not in LAUNCHERS:
+        raise PrivlabError(f"hydra/launcher must be one of basic, {', '.join(sorted(LAUNCHERS))}; got {name!r}")
+    module, package = LAUNCHERS[name]
     try:
-        found = importlib.util.find_spec(LAUNCHER_MODULES[name]) is not None
+        found = importlib.util.find_spec(module) is not None
     except ModuleNotFoundError:
         found = False
     if not found:
-        raise PrivlabError(f"hydra/launcher={name} is not installed: install {LAUNCHER_PACKAGES[name]}")
+        raise PrivlabError(f"hydra/launcher={name} is not installed: install {package}")
 
 
 def sweep_dir_for(exp_id: str, params: list[str], results_dir: Path) -> Path:
@@ -233,11 +235,7 @@ def cmd_check(args) -> int:
             table = runner.run_table(exp, cfg, ctx)
             seconds = time.perf_counter() - start
             if args.update:
-                target = check.reference_path(exp, ref_dir)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                tmp_file = target.with_name(".result.csv.tmp")
-                tmp_file.write_text(runner.table_to_csv(table))
-                tmp_file.replace(target)
+                target = runner.atomic_write_text(check.reference_path(exp, ref_dir), runner.table_to_csv(table))
                 status, detail = "updated", f"{len(table)} rows -> {target}"
             else:
                 drift = check.check_against_reference(exp, table, ref_dir)

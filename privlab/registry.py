@@ -18,6 +18,7 @@ function compares the paper's printed numbers and statements with the result.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
@@ -142,6 +143,7 @@ def claims(id: str):
     return register
 
 
+@functools.cache
 def _import_experiments() -> None:
     import experiments
 

@@ -94,9 +94,6 @@ def write_report(results_dir: Path, experiments=None) -> Path:
     if summary:
         out += ["| paper | experiments | claims agree | claims disagree |", "|---|---|---|---|", *summary, ""]
     out += body
-    path = results_dir / "REPORT.md"
-    tmp = path.with_name(f".REPORT.md.{os.getpid()}")
-    results_dir.mkdir(parents=True, exist_ok=True)
-    tmp.write_text("\n".join(out) + "\n")
-    os.replace(tmp, path)
-    return path
+    from .runner import atomic_write_text
+
+    return atomic_write_text(results_dir / "REPORT.md", "\n".join(out) + "\n")

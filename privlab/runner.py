@@ -163,6 +163,17 @@ def provenance(cfg: DictConfig, wall_time: float, ctx: RunContext) -> dict:
 # ---------------------------------------------------------------------------------------
 # running
 # ---------------------------------------------------------------------------------------
+def atomic_write_text(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` through a temporary file and a rename: readers see the old
+    file or the new one, never half of it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+    return path
+
+
 def table_to_csv(df: pd.DataFrame) -> str:
     """The canonical CSV text of a result table (byte-stable for equal tables)."""
     return df.to_csv(index=False, lineterminator="\n")

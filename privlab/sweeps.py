@@ -3,13 +3,13 @@ swept parameters as columns, and draw metric-vs-parameter plots (a heatmap for t
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pandas as pd
 import yaml
 
 from . import registry
+from .runner import atomic_write_text, table_to_csv
 from ._validation import PrivlabError
 
 
@@ -126,10 +126,7 @@ def write_sweep_report(sweep_dir, metrics=None, where: dict | None = None) -> li
     sweep_dir = Path(sweep_dir)
     table, swept, exp_id = collect(sweep_dir)
     written = []
-    tmp = sweep_dir / f".sweep.csv.{os.getpid()}"
-    table.to_csv(tmp, index=False, lineterminator="\n")
-    os.replace(tmp, sweep_dir / "sweep.csv")
-    written.append(sweep_dir / "sweep.csv")
+    written.append(atomic_write_text(sweep_dir / "sweep.csv", table_to_csv(table)))
     try:
         table.to_parquet(sweep_dir / "sweep.parquet", index=False)
         written.append(sweep_dir / "sweep.parquet")
