@@ -8,6 +8,7 @@
    once per table for every theta and method): goal < 2 min on 2 cores.
 3. Optimal (multi-size ILP) at m = 50 for every theta within its time limit.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,7 +22,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from privlab import bucketization as bk  # noqa: E402
 from privlab.datasets import load  # noqa: E402
-from privlab.datasets.census import COLUMNS, SIZES  # noqa: E402
 
 THETA, OFFSET, M = 8, 0.02, 50
 
@@ -55,9 +55,11 @@ def bench_fig45(jobs):
             times[name] = time.perf_counter() - t0
             assert len(df) and not (df["checker"] == "FAILED").any() if "checker" in df else df.re.notna().all()
     total = sum(times.values())
-    print(f"[2] fig4_mse + fig5_re at paper profile (n=300K, both tables, 5,000 queries, no Optimal): "
-          + ", ".join(f"{k} {v:.1f} s" for k, v in times.items())
-          + f"; total {total:.1f} s with n_jobs={jobs} on a {os.cpu_count()}-core machine (goal < 120 s on 2 cores)")
+    print(
+        "[2] fig4_mse + fig5_re at paper profile (n=300K, both tables, 5,000 queries, no Optimal): "
+        + ", ".join(f"{k} {v:.1f} s" for k, v in times.items())
+        + f"; total {total:.1f} s with n_jobs={jobs} on a {os.cpu_count()}-core machine (goal < 120 s on 2 cores)"
+    )
 
 
 def bench_pruning():
@@ -69,10 +71,15 @@ def bench_pruning():
         full_times[n] = best_of(lambda: bk.two_size(o, F, M, "full"), 5)
     none_t = best_of(lambda: bk.two_size(o, F, M, "none"), 1)
     loss_t = best_of(lambda: bk.two_size(o, F, M, "loss"), 1)
-    print(f"[1] OCC-500K theta={THETA}: No-pruning {none_t:.3f} s, Loss-pruning {loss_t:.3f} s, "
-          f"Full-pruning {full_times[500_000] * 1e3:.2f} ms -> ratio {none_t / full_times[500_000]:.0f}x (goal >= 100x)")
-    print("    Full-pruning vs n: " + ", ".join(f"{n // 1000}K {t * 1e3:.2f} ms" for n, t in full_times.items())
-          + f" (500K/100K = {full_times[500_000] / full_times[100_000]:.2f})")
+    print(
+        f"[1] OCC-500K theta={THETA}: No-pruning {none_t:.3f} s, Loss-pruning {loss_t:.3f} s, "
+        f"Full-pruning {full_times[500_000] * 1e3:.2f} ms -> ratio {none_t / full_times[500_000]:.0f}x (goal >= 100x)"
+    )
+    print(
+        "    Full-pruning vs n: "
+        + ", ".join(f"{n // 1000}K {t * 1e3:.2f} ms" for n, t in full_times.items())
+        + f" (500K/100K = {full_times[500_000] / full_times[100_000]:.2f})"
+    )
 
 
 def bench_optimal(limit=120.0):
@@ -85,6 +92,7 @@ def bench_optimal(limit=120.0):
 
 def main():
     import argparse
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--parts", default="1,2,3", help="which measurements to run, e.g. 2 or 1,2")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes for [2] (default 2)")

@@ -9,6 +9,7 @@
 3. The whole fig2 + fig4 suite at the paper profile (30 repetitions, all SK sets and
    values, PUMS-like and Adult); the goal is < 5 minutes on 2 cores.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,10 @@ def bench_curves():
     t = time.perf_counter()
     cae.cae_batch(grid, P)
     dt = time.perf_counter() - t
-    print(f"batched curves: {P.shape[0]:,} distributions over {grid.size} values in {dt:.2f} s "
-          f"= {P.shape[0] / dt:,.0f} curves/s (one core)")
+    print(
+        f"batched curves: {P.shape[0]:,} distributions over {grid.size} values in {dt:.2f} s "
+        f"= {P.shape[0] / dt:,.0f} curves/s (one core)"
+    )
 
 
 def bench_query_restriction(lp_records: int):
@@ -55,9 +58,11 @@ def bench_query_restriction(lp_records: int):
         L2, U2 = qr.bounds(recs, method="lp")
         t_lp = (time.perf_counter() - t) * qr.n / recs.size
         diff = max(np.abs(L[recs] - L2).max(), np.abs(U[recs] - U2).max())
-        print(f"query restriction Q={Q:2d}, n=2,500: structural {t_struct * 1e3:.2f} ms for all records; "
-              f"LP {t_lp:.1f} s projected from {recs.size} records; ratio {t_lp / t_struct:,.0f}x; "
-              f"max |bound difference| {diff:.2e}")
+        print(
+            f"query restriction Q={Q:2d}, n=2,500: structural {t_struct * 1e3:.2f} ms for all records; "
+            f"LP {t_lp:.1f} s projected from {recs.size} records; ratio {t_lp / t_struct:,.0f}x; "
+            f"max |bound difference| {diff:.2e}"
+        )
 
 
 def bench_suite(n_jobs: int):
@@ -73,8 +78,7 @@ def bench_suite(n_jobs: int):
         dt = time.perf_counter() - t
         total += dt
         print(f"{exp_id} (paper profile, {cfg.repetitions} repetitions): {len(df)} rows in {dt:.1f} s")
-    print(f"whole fig2 + fig4 suite at paper scale: {total:.1f} s with n_jobs={n_jobs} "
-          f"(goal < 300 s on 2 cores)")
+    print(f"whole fig2 + fig4 suite at paper scale: {total:.1f} s with n_jobs={n_jobs} (goal < 300 s on 2 cores)")
 
 
 def main():

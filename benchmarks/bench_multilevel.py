@@ -7,6 +7,7 @@ engine's trials/s on all cores, the projected time of the paper profile (10^10 t
 X distribution, four distributions), that counts do not depend on the worker count, and
 the per-release time and stored size of multi-pert at n = 10^6.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,9 +40,13 @@ def kernel(store: str, n: int, reps: int) -> float:
 
 
 def engine(trials: int, n_jobs: int, scratch=None) -> tuple[float, np.ndarray]:
-    cfg = OmegaConf.create({"domain_size": S, "retention": {"a": 0.3, "b": 0.1, "c": 0.5},
-                            "mc": {"trials": trials, "chunk": 2_000_000, "block_chunks": 4, "store": "dense",
-                                   "checkpoint_seconds": 30}})
+    cfg = OmegaConf.create(
+        {
+            "domain_size": S,
+            "retention": {"a": 0.3, "b": 0.1, "c": 0.5},
+            "mc": {"trials": trials, "chunk": 2_000_000, "block_chunks": 4, "store": "dense", "checkpoint_seconds": 30},
+        }
+    )
     ctx = RunContext(seed=0, n_jobs=n_jobs, scratch_dir=scratch, progress=False)
     t = time.perf_counter()
     F = exp.collusion_counts(cfg, ctx, "uniform", np.full(S, 1 / S))
@@ -61,11 +66,15 @@ def main():
     engine(8_000_000, cores)  # start the worker pool
     secs, F = engine(trials, cores)
     rate = trials / secs
-    print(f"MC engine, {cores} workers, {trials:.2g} trials: {secs:.1f} s = {rate / 1e6:.2f} M trials/s "
-          f"= {rate / cores / 1e6:.2f} M trials/s per core")
+    print(
+        f"MC engine, {cores} workers, {trials:.2g} trials: {secs:.1f} s = {rate / 1e6:.2f} M trials/s "
+        f"= {rate / cores / 1e6:.2f} M trials/s per core"
+    )
     per_dist = 1e10 / rate
-    print(f"projected paper profile: 10^10 trials per distribution {per_dist / 60:.1f} min on {cores} cores; "
-          f"four distributions {4 * per_dist / 60:.1f} min (goal: 10^10 in < 15 min on 2 cores)")
+    print(
+        f"projected paper profile: 10^10 trials per distribution {per_dist / 60:.1f} min on {cores} cores; "
+        f"four distributions {4 * per_dist / 60:.1f} min (goal: 10^10 in < 15 min on 2 cores)"
+    )
     _, F1 = engine(16_000_000, 1)
     _, F2 = engine(16_000_000, cores)
     print(f"same counts with 1 and {cores} workers: {np.array_equal(F1, F2)}")
@@ -83,8 +92,10 @@ def main():
         for p in rng.uniform(0.1, 1.0, m):
             pert.release(p)
         dt = (time.perf_counter() - t) / m
-        print(f"multi-pert n={n:,}, m={m}, store={store:7s}: {1000 * dt:.1f} ms/release, "
-              f"stored {pert.stored_bytes() / 2**20:.1f} MiB")
+        print(
+            f"multi-pert n={n:,}, m={m}, store={store:7s}: {1000 * dt:.1f} ms/release, "
+            f"stored {pert.stored_bytes() / 2**20:.1f} MiB"
+        )
 
 
 if __name__ == "__main__":

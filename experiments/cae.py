@@ -7,6 +7,7 @@ occurs in the data, the intruder model of the technique gives a distribution ove
 confidential domain; its CAE (H0, area) is averaged over the combinations of the set,
 then over the sets of size s, then over the repetitions (samples, shuffles, noisy files).
 """
+
 from __future__ import annotations
 
 import functools
@@ -22,23 +23,35 @@ from privlab._validation import check_int
 from privlab.datasets import load
 from privlab.registry import Claim, Tolerance, claims, experiment, figure
 
-DATA = ("PUMS-like data (SYNTHETIC, seeded generator with the attributes and domains of the 2006 Illinois "
-        "ACS sample, 2,500 rows, salary confidential) and UCI Adult (real, seeded subsample)")
-MC_TOL = {"H0": Tolerance(se="H0_se", k=5, atol=1e-9), "area": Tolerance(se="area_se", k=5, atol=1e-9),
-          "H0_unique": Tolerance(se="H0_unique_se", k=5, atol=1e-9),
-          "area_unique": Tolerance(se="area_unique_se", k=5, atol=1e-9),
-          "H0_unique_se": Tolerance(rtol=1.0, atol=0.05), "area_unique_se": Tolerance(rtol=1.0, atol=5.0),
-          "artifact_violation": Tolerance(atol=1e-6),
-          "H0_unique_exact_se": Tolerance(rtol=1e-9, atol=1e-12), "area_unique_exact_se": Tolerance(rtol=1e-9, atol=1e-12),
-          "H0_se": Tolerance(rtol=1.0, atol=0.05), "area_se": Tolerance(rtol=1.0, atol=5.0)}
+DATA = (
+    "PUMS-like data (SYNTHETIC, seeded generator with the attributes and domains of the 2006 Illinois "
+    "ACS sample, 2,500 rows, salary confidential) and UCI Adult (real, seeded subsample)"
+)
+MC_TOL = {
+    "H0": Tolerance(se="H0_se", k=5, atol=1e-9),
+    "area": Tolerance(se="area_se", k=5, atol=1e-9),
+    "H0_unique": Tolerance(se="H0_unique_se", k=5, atol=1e-9),
+    "area_unique": Tolerance(se="area_unique_se", k=5, atol=1e-9),
+    "H0_unique_se": Tolerance(rtol=1.0, atol=0.05),
+    "area_unique_se": Tolerance(rtol=1.0, atol=5.0),
+    "artifact_violation": Tolerance(atol=1e-6),
+    "H0_unique_exact_se": Tolerance(rtol=1e-9, atol=1e-12),
+    "area_unique_exact_se": Tolerance(rtol=1e-9, atol=1e-12),
+    "H0_se": Tolerance(rtol=1.0, atol=0.05),
+    "area_se": Tolerance(rtol=1.0, atol=5.0),
+}
 
 
 # ---------------------------------------------------------------------------------------
 # the appendix worked example
 # ---------------------------------------------------------------------------------------
-@experiment("cae/example", artifact="Appendix example, Figure 3",
-            summary="H(eps) of x = (1, 3, 8, 9), p = (0.15, 0.10, 0.70, 0.05): the DP at every integer eps, "
-                    "the exact step function and its area", keys=("eps",))
+@experiment(
+    "cae/example",
+    artifact="Appendix example, Figure 3",
+    summary="H(eps) of x = (1, 3, 8, 9), p = (0.15, 0.10, 0.70, 0.05): the DP at every integer eps, "
+    "the exact step function and its area",
+    keys=("eps",),
+)
 def example(cfg, ctx):
     x, p = list(cfg.x), list(cfg.p)
     steps, h_steps = cae.entropy_curve(x, p)
@@ -48,10 +61,17 @@ def example(cfg, ctx):
     for e in eps_grid:
         k = int(np.searchsorted(steps, e, side="right") - 1)
         printed = cfg.printed.H.get(int(e), None) if cfg.printed.H is not None else None
-        rows.append({"eps": int(e), "H": cae.min_entropy(x, p, float(e)), "H_curve": float(h_steps[k]),
-                     "breakpoint": bool(np.isclose(steps, e).any()),
-                     "printed_H": np.nan if printed is None else float(printed),
-                     "H0": H0, "area": area})
+        rows.append(
+            {
+                "eps": int(e),
+                "H": cae.min_entropy(x, p, float(e)),
+                "H_curve": float(h_steps[k]),
+                "breakpoint": bool(np.isclose(steps, e).any()),
+                "printed_H": np.nan if printed is None else float(printed),
+                "H0": H0,
+                "area": area,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -63,17 +83,41 @@ def example_claims(df, cfg):
             continue
         ok = abs(r.H - r.printed_H) <= 0.5e-3 + 1e-12 or abs(round(r.H, 2) - r.printed_H) < 1e-12
         out.append(Claim(f"H({r.eps})", f"{r.printed_H:g}", f"{r.H:.4f}", ok))
-    out.append(Claim("H(3) and H(4): cannot do better than eps = 2", "= H(2)",
-                     f"{df.H[3]:.4f}, {df.H[4]:.4f}", bool(np.isclose(df.H[3], df.H[2]) and np.isclose(df.H[4], df.H[2]))))
+    out.append(
+        Claim(
+            "H(3) and H(4): cannot do better than eps = 2",
+            "= H(2)",
+            f"{df.H[3]:.4f}, {df.H[4]:.4f}",
+            bool(np.isclose(df.H[3], df.H[2]) and np.isclose(df.H[4], df.H[2])),
+        )
+    )
     alt = _plogp([0.15, 0.80, 0.05])
-    out.append(Claim("H(5): the alternative covering {x1}, {x2, x3}, {x4}", f"{cfg.printed.H5_alternative}",
-                     f"{alt:.4f} (not the minimum; H(5) = {df.H[5]:.4f})",
-                     abs(alt - cfg.printed.H5_alternative) <= 0.5e-3))
-    out.append(Claim("problem statement: H(eps) is 'maximised' over coverings", "maximised",
-                     "minimised (the DP, the example and the intent)", False,
-                     "the problem statement's 'maximised' is a typo; every other place minimises"))
-    out.append(Claim("area A under H(eps) (Figure 3; not printed)", "-", f"{df.area[0]:.4f}", True,
-                     "exact sum over the breakpoints 0, 1, 2, 5, 6, 7, 8"))
+    out.append(
+        Claim(
+            "H(5): the alternative covering {x1}, {x2, x3}, {x4}",
+            f"{cfg.printed.H5_alternative}",
+            f"{alt:.4f} (not the minimum; H(5) = {df.H[5]:.4f})",
+            abs(alt - cfg.printed.H5_alternative) <= 0.5e-3,
+        )
+    )
+    out.append(
+        Claim(
+            "problem statement: H(eps) is 'maximised' over coverings",
+            "maximised",
+            "minimised (the DP, the example and the intent)",
+            False,
+            "the problem statement's 'maximised' is a typo; every other place minimises",
+        )
+    )
+    out.append(
+        Claim(
+            "area A under H(eps) (Figure 3; not printed)",
+            "-",
+            f"{df.area[0]:.4f}",
+            True,
+            "exact sum over the breakpoints 0, 1, 2, 5, 6, 7, 8",
+        )
+    )
     same = bool(np.allclose(df.H, df.H_curve))
     out.append(Claim("DP at each eps equals the exact step function", "-", "yes" if same else "no", same))
     return out
@@ -152,8 +196,10 @@ def _intruder_probs(technique, param, df, domains, codes, seed, lp_check):
         released = sdc.sample(df, param / 100.0, seed)
         in_sample = np.zeros(len(df), dtype=bool)
         in_sample[df.index.get_indexer(released.index)] = True
-        return ((lambda g, G, r: sdc.sampling_probs(g, codes[r], in_sample[r], G, m)),
-                _check_sample(df, released, param))
+        return (
+            (lambda g, G, r: sdc.sampling_probs(g, codes[r], in_sample[r], G, m)),
+            _check_sample(df, released, param),
+        )
     if technique == "query_restriction":
         qr = sdc.QueryRestriction(df[conf].to_numpy(), int(param), seed, domain=domains[conf])
         L, U = qr.bounds()
@@ -198,7 +244,9 @@ def _check_bounds(qr, L, U, values, n_records, seed) -> float:
         from scipy.optimize import linprog
 
         A, b = qr.equations()
-        recs = np.random.default_rng(np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 7))).choice(qr.n, size=min(int(n_records), qr.n), replace=False)
+        recs = np.random.default_rng(np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 7))).choice(
+            qr.n, size=min(int(n_records), qr.n), replace=False
+        )
         for i in recs:
             c = np.zeros(qr.n)
             c[i] = 1.0
@@ -242,7 +290,7 @@ def _exact_unique(technique, param, n, grid):
         rows /= rows.sum(axis=2, keepdims=True)
         h0, area = cae.cae_batch(grid, rows.reshape(-1, m))
         h0, area = h0.reshape(m, M + 1), area.reshape(m, M + 1)
-        return h0 @ w, area @ w, h0 ** 2 @ w, area ** 2 @ w
+        return h0 @ w, area @ w, h0**2 @ w, area**2 @ w
     return (np.full(m, np.nan),) * 4
 
 
@@ -291,11 +339,11 @@ def _exact_unique_var(technique, param, n, recs, codes, moments):
         # mean = X/nu * sum_r w_r (1 - I_r), I_r the inclusion indicators of a sample of size s
         s = max(1, int(np.floor(param / 100.0 * n + 0.5)))
         pi = s / n
-        var_sum = pi * (1 - pi) * (np.sum(w ** 2) - (np.sum(w) ** 2 - np.sum(w ** 2)) / max(n - 1, 1))
-        return tuple(v[0] ** 2 * var_sum / nu ** 2 for v in moments[2:])
+        var_sum = pi * (1 - pi) * (np.sum(w**2) - (np.sum(w) ** 2 - np.sum(w**2)) / max(n - 1, 1))
+        return tuple(v[0] ** 2 * var_sum / nu**2 for v in moments[2:])
     if technique == "noise":
         c = codes[ids]
-        return tuple(np.sum(w ** 2 * (moments[2 + i][c] - moments[i][c] ** 2)) / nu ** 2 for i in (0, 1))
+        return tuple(np.sum(w**2 * (moments[2 + i][c] - moments[i][c] ** 2)) / nu**2 for i in (0, 1))
     return np.nan, np.nan
 
 
@@ -333,27 +381,37 @@ def _task(item):
         h0 = np.empty(G)
         area = np.empty(G)
         h0[single], area[single] = rec_h0[rec_of_group[single]], rec_area[rec_of_group[single]]
-        h0[multi], area[multi] = h0m[start:start + multi.size], aream[start:start + multi.size]
+        h0[multi], area[multi] = h0m[start : start + multi.size], aream[start : start + multi.size]
         start += multi.size
         # the record of each singleton combination: its code gives the exact expectation
         c1 = codes[rec_of_group[single]]
-        by_size.setdefault(size, []).append((h0.mean(), area.mean(), G, h0[single], area[single],
-                                             ex_h0[c1], ex_area[c1], rec_of_group[single]))
+        by_size.setdefault(size, []).append(
+            (h0.mean(), area.mean(), G, h0[single], area[single], ex_h0[c1], ex_area[c1], rec_of_group[single])
+        )
     rows = []
     for size, vals in by_size.items():
         u = [np.concatenate([v[k] for v in vals]) for k in (3, 4, 5, 6, 7)]
         nu = u[0].size
         var = _exact_unique_var(technique, param, len(df), u[4], codes, moments) if nu else (np.nan, np.nan)
-        rows.append({"sk_size": size, "rep": rep, "H0": float(np.mean([v[0] for v in vals])),
-                     "area": float(np.mean([v[1] for v in vals])), "n_sets": len(vals),
-                     "n_combinations": int(sum(v[2] for v in vals)), "n_distinct_shared": n_unique,
-                     "n_unique": nu,
-                     "H0_unique": float(u[0].mean()) if nu else np.nan,
-                     "area_unique": float(u[1].mean()) if nu else np.nan,
-                     "H0_unique_exact": float(u[2].mean()) if nu else np.nan,
-                     "area_unique_exact": float(u[3].mean()) if nu else np.nan,
-                     "H0_unique_exact_var": float(var[0]), "area_unique_exact_var": float(var[1]),
-                     "artifact_violation": violation})
+        rows.append(
+            {
+                "sk_size": size,
+                "rep": rep,
+                "H0": float(np.mean([v[0] for v in vals])),
+                "area": float(np.mean([v[1] for v in vals])),
+                "n_sets": len(vals),
+                "n_combinations": int(sum(v[2] for v in vals)),
+                "n_distinct_shared": n_unique,
+                "n_unique": nu,
+                "H0_unique": float(u[0].mean()) if nu else np.nan,
+                "area_unique": float(u[1].mean()) if nu else np.nan,
+                "H0_unique_exact": float(u[2].mean()) if nu else np.nan,
+                "area_unique_exact": float(u[3].mean()) if nu else np.nan,
+                "H0_unique_exact_var": float(var[0]),
+                "area_unique_exact_var": float(var[1]),
+                "artifact_violation": violation,
+            }
+        )
     return rows
 
 
@@ -389,23 +447,34 @@ def run_sdc(cfg, ctx, series):
             long.append({"dataset": names[key], "technique": technique, "param": float(param), **r})
     long = pd.DataFrame(long)
     R = int(cfg.repetitions)
-    agg = (long.groupby(["dataset", "technique", "param", "sk_size"], sort=False)
-           .agg(H0=("H0", "mean"), H0_sd=("H0", "std"), area=("area", "mean"), area_sd=("area", "std"),
-                n_sets=("n_sets", "first"), n_combinations=("n_combinations", "first"),
-                n_distinct_shared_mean=("n_distinct_shared", "mean"),
-                H0_unique=("H0_unique", "mean"), H0_unique_sd=("H0_unique", "std"),
-                H0_unique_exact=("H0_unique_exact", "mean"),
-                area_unique=("area_unique", "mean"), area_unique_sd=("area_unique", "std"),
-                area_unique_exact=("area_unique_exact", "mean"),
-                H0_unique_exact_var=("H0_unique_exact_var", "mean"),
-                area_unique_exact_var=("area_unique_exact_var", "mean"),
-                n_unique_mean=("n_unique", "mean"), artifact_violation=("artifact_violation", "max"))
-           .reset_index())
+    agg = (
+        long.groupby(["dataset", "technique", "param", "sk_size"], sort=False)
+        .agg(
+            H0=("H0", "mean"),
+            H0_sd=("H0", "std"),
+            area=("area", "mean"),
+            area_sd=("area", "std"),
+            n_sets=("n_sets", "first"),
+            n_combinations=("n_combinations", "first"),
+            n_distinct_shared_mean=("n_distinct_shared", "mean"),
+            H0_unique=("H0_unique", "mean"),
+            H0_unique_sd=("H0_unique", "std"),
+            H0_unique_exact=("H0_unique_exact", "mean"),
+            area_unique=("area_unique", "mean"),
+            area_unique_sd=("area_unique", "std"),
+            area_unique_exact=("area_unique_exact", "mean"),
+            H0_unique_exact_var=("H0_unique_exact_var", "mean"),
+            area_unique_exact_var=("area_unique_exact_var", "mean"),
+            n_unique_mean=("n_unique", "mean"),
+            artifact_violation=("artifact_violation", "max"),
+        )
+        .reset_index()
+    )
     for col in ("H0_unique", "area_unique"):
         agg[f"{col}_se"] = agg.pop(f"{col}_sd").fillna(0.0) / math.sqrt(int(cfg.repetitions))
         agg[f"{col}_exact_se"] = np.sqrt(agg.pop(f"{col}_exact_var") / int(cfg.repetitions))
-    agg["H0_se"] = (agg.pop("H0_sd").fillna(0.0) / math.sqrt(R))
-    agg["area_se"] = (agg.pop("area_sd").fillna(0.0) / math.sqrt(R))
+    agg["H0_se"] = agg.pop("H0_sd").fillna(0.0) / math.sqrt(R)
+    agg["area_se"] = agg.pop("area_sd").fillna(0.0) / math.sqrt(R)
     agg["repetitions"] = R
     agg["data"] = [describe_short(specs[d]) for d in agg.dataset]
     return agg
@@ -421,7 +490,9 @@ def describe_short(spec) -> str:
 
 
 _UTILITY = {  # direction in which utility increases with the parameter
-    "sampling": +1, "query_restriction": -1, "noise": -1,
+    "sampling": +1,
+    "query_restriction": -1,
+    "noise": -1,
 }
 _LABEL = {"sampling": "sample {:g}%", "query_restriction": "Q = {:g}", "noise": "noise {:g}%"}
 
@@ -437,9 +508,18 @@ def _sdc_figure(df, technique, title):
         for col, (measure, ylabel) in enumerate((("H0", "H0 [bits]"), ("area", "Area"))):
             ax = axes[row, col]
             for param, g in d.groupby("param"):
-                ax.errorbar(g.sk_size, g[measure], yerr=2 * g[f"{measure}_se"], marker="o", ms=3, capsize=2,
-                            label=_LABEL[technique].format(param))
-            for (tech, param), g in df[(df.dataset == ds) & (df.technique != technique)].groupby(["technique", "param"]):
+                ax.errorbar(
+                    g.sk_size,
+                    g[measure],
+                    yerr=2 * g[f"{measure}_se"],
+                    marker="o",
+                    ms=3,
+                    capsize=2,
+                    label=_LABEL[technique].format(param),
+                )
+            for (tech, param), g in df[(df.dataset == ds) & (df.technique != technique)].groupby(
+                ["technique", "param"]
+            ):
                 ax.plot(g.sk_size, g[measure], "k--", lw=1, label=_LABEL[tech].format(param) + " (reference)")
             ax.set_xlabel("intruder's SK (number of known attributes)")
             ax.set_ylabel(ylabel)
@@ -478,31 +558,50 @@ def _exact_claims(df, technique, cfg):
         ok_se = se > 1e-12
         z = (mc - ex)[ok_se] / se[ok_se]
         exact_rows = bool(np.all(np.abs(mc - ex)[~ok_se] < 1e-9))  # zero variance: must match exactly
-        chi2 = float(np.sum(z ** 2))
+        chi2 = float(np.sum(z**2))
         p_all = float(stats.chi2.sf(chi2, z.size)) if z.size else 1.0
-        out.append(Claim(f"{technique}: Monte Carlo {measure} vs exact expectation, uniquely identified records",
-                         "(exact counterpart)", f"{z.size} rows: chi2 = {chi2:.1f}, p = {p_all:.3g}, "
-                         f"max |z| = {np.max(np.abs(z)) if z.size else 0:.2f}", bool(p_all >= 1e-3 and exact_rows),
-                         f"z = (MC mean - exact mean) / exact s.e. over {R} repetitions (exact variance: "
-                         "binomial noise per record / hypergeometric sample inclusion)"))
+        out.append(
+            Claim(
+                f"{technique}: Monte Carlo {measure} vs exact expectation, uniquely identified records",
+                "(exact counterpart)",
+                f"{z.size} rows: chi2 = {chi2:.1f}, p = {p_all:.3g}, "
+                f"max |z| = {np.max(np.abs(z)) if z.size else 0:.2f}",
+                bool(p_all >= 1e-3 and exact_rows),
+                f"z = (MC mean - exact mean) / exact s.e. over {R} repetitions (exact variance: "
+                "binomial noise per record / hypergeometric sample inclusion)",
+            )
+        )
     return out
 
 
 def _sk_claims(df, technique, cfg):
     out = []
     v = df[df.technique == technique].artifact_violation
-    out.append(Claim(f"{technique}: every released artifact passes its independent checker",
-                     "(artifact check)", f"max violation {v.max():g} over {len(v)} rows", bool((v == 0).all()),
-                     {"sampling": "distinct records, size round(f n), values untouched",
-                      "noise": "values in their domains, at most M/2 steps from the original",
-                      "query_restriction": f"truth inside [L, U]; structural = HiGHS LP on "
-                                           f"{cfg.get('lp_check_records', 0)} seeded records per shuffle"}[technique]))
+    out.append(
+        Claim(
+            f"{technique}: every released artifact passes its independent checker",
+            "(artifact check)",
+            f"max violation {v.max():g} over {len(v)} rows",
+            bool((v == 0).all()),
+            {
+                "sampling": "distinct records, size round(f n), values untouched",
+                "noise": "values in their domains, at most M/2 steps from the original",
+                "query_restriction": f"truth inside [L, U]; structural = HiGHS LP on "
+                f"{cfg.get('lp_check_records', 0)} seeded records per shuffle",
+            }[technique],
+        )
+    )
     out += _exact_claims(df, technique, cfg)
     for measure in ("H0", "area"):
         bad = _monotone_in_utility(df, technique, measure)
-        out.append(Claim(f"{technique}: {measure} rises as utility falls (every data set, SK size)",
-                         "CAE increases with decrease in utility (Fig. 2)",
-                         "yes" if not bad else f"violated at {', '.join(bad[:6])}", not bad))
+        out.append(
+            Claim(
+                f"{technique}: {measure} rises as utility falls (every data set, SK size)",
+                "CAE increases with decrease in utility (Fig. 2)",
+                "yes" if not bad else f"violated at {', '.join(bad[:6])}",
+                not bad,
+            )
+        )
     sign = _UTILITY[technique]
     for ds, d in df[df.technique == technique].groupby("dataset", sort=False):
         sizes = sorted(d.sk_size.unique())
@@ -511,19 +610,34 @@ def _sk_claims(df, technique, cfg):
         for param, g in d.groupby("param"):
             g = g.set_index("sk_size")
             drops[param] = round(float(g.H0[s_lo] - g.H0[s_hi]), 6) + 0.0
-        nonincr = all(np.all(np.diff(g.sort_values("sk_size").H0.to_numpy()) <= 2 * g.H0_se.max() + 1e-9)
-                      for _, g in d.groupby("param"))
-        out.append(Claim(f"{ds}/{technique}: privacy (H0) declines as SK grows, every parameter",
-                         "privacy declines with additional SK", "yes" if nonincr else "no", nonincr))
+        nonincr = all(
+            np.all(np.diff(g.sort_values("sk_size").H0.to_numpy()) <= 2 * g.H0_se.max() + 1e-9)
+            for _, g in d.groupby("param")
+        )
+        out.append(
+            Claim(
+                f"{ds}/{technique}: privacy (H0) declines as SK grows, every parameter",
+                "privacy declines with additional SK",
+                "yes" if nonincr else "no",
+                nonincr,
+            )
+        )
         params = sorted(drops, key=lambda p: sign * p)  # low utility first
         low, high = params[0], params[-1]
         ok = drops[high] > drops[low]
-        out.append(Claim(f"{ds}/{technique}: H0 drop SK {s_lo}->{s_hi} sharp at high utility, gentle at low",
-                         "sharp at high utility, gentle at low",
-                         f"{_LABEL[technique].format(high)}: {drops[high]:.3f} bits; "
-                         f"{_LABEL[technique].format(low)}: {drops[low]:.3f} bits", bool(ok),
-                         "" if ok else "at the extreme parameter the H0 curve is pinned near 0 or near log2|D| "
-                                       "for every SK size, so it cannot drop much"))
+        out.append(
+            Claim(
+                f"{ds}/{technique}: H0 drop SK {s_lo}->{s_hi} sharp at high utility, gentle at low",
+                "sharp at high utility, gentle at low",
+                f"{_LABEL[technique].format(high)}: {drops[high]:.3f} bits; "
+                f"{_LABEL[technique].format(low)}: {drops[low]:.3f} bits",
+                bool(ok),
+                ""
+                if ok
+                else "at the extreme parameter the H0 curve is pinned near 0 or near log2|D| "
+                "for every SK size, so it cannot drop much",
+            )
+        )
     return out
 
 
@@ -531,9 +645,14 @@ def _series(cfg):
     return [(cfg.technique, p) for p in cfg.params]
 
 
-@experiment("cae/fig2_sampling", artifact="Figure 2 (sampling)",
-            summary="H0 and Area vs SK size, one line per sampling fraction (5/10/20/50%)",
-            keys=("dataset", "technique", "param", "sk_size"), tolerances=MC_TOL, data=DATA)
+@experiment(
+    "cae/fig2_sampling",
+    artifact="Figure 2 (sampling)",
+    summary="H0 and Area vs SK size, one line per sampling fraction (5/10/20/50%)",
+    keys=("dataset", "technique", "param", "sk_size"),
+    tolerances=MC_TOL,
+    data=DATA,
+)
 def fig2_sampling(cfg, ctx):
     return run_sdc(cfg, ctx, _series(cfg))
 
@@ -548,10 +667,15 @@ def fig2_sampling_plot(df):
     return _sdc_figure(df, "sampling", "Figure 2: sampling (mean of repetitions, ±2 s.e.)")
 
 
-@experiment("cae/fig2_query_restriction", artifact="Figure 2 (query restriction)",
-            summary="H0 and Area vs SK size, one line per query-set size (2/4/8/16/32), with sampling 50% "
-                    "as the reference the paper compares against",
-            keys=("dataset", "technique", "param", "sk_size"), tolerances=MC_TOL, data=DATA)
+@experiment(
+    "cae/fig2_query_restriction",
+    artifact="Figure 2 (query restriction)",
+    summary="H0 and Area vs SK size, one line per query-set size (2/4/8/16/32), with sampling 50% "
+    "as the reference the paper compares against",
+    keys=("dataset", "technique", "param", "sk_size"),
+    tolerances=MC_TOL,
+    data=DATA,
+)
 def fig2_query_restriction(cfg, ctx):
     series = _series(cfg) + [("sampling", p) for p in cfg.compare_sampling]
     return run_sdc(cfg, ctx, series)
@@ -567,13 +691,23 @@ def fig2_qr_claims(df, cfg):
         s0, s_hi = min(qr.index), max(qr.index)
         diff = abs(qr.H0[s0] - sa.H0[s0])
         rel = diff / max(qr.H0[s0], sa.H0[s0])
-        out.append(Claim(f"{ds}: without SK, sampling {f:g}% and Q = {q:g} give similar H0",
-                         "similar", f"sampling {sa.H0[s0]:.3f} vs Q {qr.H0[s0]:.3f} bits ({rel:.0%} apart)",
-                         bool(rel <= cfg.similar_rel)))
+        out.append(
+            Claim(
+                f"{ds}: without SK, sampling {f:g}% and Q = {q:g} give similar H0",
+                "similar",
+                f"sampling {sa.H0[s0]:.3f} vs Q {qr.H0[s0]:.3f} bits ({rel:.0%} apart)",
+                bool(rel <= cfg.similar_rel),
+            )
+        )
         d_sa, d_qr = (round(float(v), 6) + 0.0 for v in (sa.H0[s0] - sa.H0[s_hi], qr.H0[s0] - qr.H0[s_hi]))
-        out.append(Claim(f"{ds}: as SK grows sampling {f:g}% drops far faster than Q = {q:g}",
-                         "sampling drops far faster", f"H0 drop SK {s0}->{s_hi}: sampling {d_sa:.3f}, Q {d_qr:.3f}",
-                         bool(d_sa > d_qr)))
+        out.append(
+            Claim(
+                f"{ds}: as SK grows sampling {f:g}% drops far faster than Q = {q:g}",
+                "sampling drops far faster",
+                f"H0 drop SK {s0}->{s_hi}: sampling {d_sa:.3f}, Q {d_qr:.3f}",
+                bool(d_sa > d_qr),
+            )
+        )
     return out
 
 
@@ -582,9 +716,14 @@ def fig2_qr_plot(df):
     return _sdc_figure(df, "query_restriction", "Figure 2: query restriction (mean of shuffles, ±2 s.e.)")
 
 
-@experiment("cae/fig2_noise", artifact="Figure 2 (noise addition)",
-            summary="H0 and Area vs SK size, one line per noise level",
-            keys=("dataset", "technique", "param", "sk_size"), tolerances=MC_TOL, data=DATA)
+@experiment(
+    "cae/fig2_noise",
+    artifact="Figure 2 (noise addition)",
+    summary="H0 and Area vs SK size, one line per noise level",
+    keys=("dataset", "technique", "param", "sk_size"),
+    tolerances=MC_TOL,
+    data=DATA,
+)
 def fig2_noise(cfg, ctx):
     return run_sdc(cfg, ctx, _series(cfg))
 
@@ -599,9 +738,14 @@ def fig2_noise_plot(df):
     return _sdc_figure(df, "noise", "Figure 2: noise addition (mean of perturbed files, ±2 s.e.)")
 
 
-@experiment("cae/fig4_noise", artifact="Figure 4",
-            summary="Noise addition: H0 and Area vs SK size and vs noise amount (finer noise grid)",
-            keys=("dataset", "technique", "param", "sk_size"), tolerances=MC_TOL, data=DATA)
+@experiment(
+    "cae/fig4_noise",
+    artifact="Figure 4",
+    summary="Noise addition: H0 and Area vs SK size and vs noise amount (finer noise grid)",
+    keys=("dataset", "technique", "param", "sk_size"),
+    tolerances=MC_TOL,
+    data=DATA,
+)
 def fig4_noise(cfg, ctx):
     return run_sdc(cfg, ctx, _series(cfg))
 
@@ -612,9 +756,15 @@ def fig4_noise_claims(df, cfg):
     zero = df[(df.param == 0) & df.H0_unique.notna()]
     if len(zero):
         top = float(np.nanmax(np.abs(zero[["H0_unique", "area_unique"]].to_numpy())))
-        out.append(Claim("0% noise: a record its SK identifies uniquely is disclosed exactly (H0 = A = 0)",
-                         "(implied by the model)", f"max H0, A over such records: {top:.3g}", top < 1e-9,
-                         "with M = 0 each record's interval is its true value"))
+        out.append(
+            Claim(
+                "0% noise: a record its SK identifies uniquely is disclosed exactly (H0 = A = 0)",
+                "(implied by the model)",
+                f"max H0, A over such records: {top:.3g}",
+                top < 1e-9,
+                "with M = 0 each record's interval is its true value",
+            )
+        )
     return out
 
 

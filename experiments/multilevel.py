@@ -5,6 +5,7 @@ that order) through `MultiLevelPerturber`, chunk by chunk, into F[X, Y_a, Y_b, Y
 counts are shared by fig5, fig6 and agreement (same config and seed -> same file) and the
 run is resumable (partial counts + completed blocks saved atomically).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -23,9 +24,11 @@ from privlab._validation import PrivlabError, check_int, check_real
 from privlab.registry import Claim, Tolerance, claims, experiment, figure
 
 MC_VERSION = 1  # bump when the simulation code changes what a seed produces
-SYNTH = ("priors on 1..50 defined in config: uniform, discretised Gaussian and log-normal 'salary' "
-         "(reconstructed parameters), and the occupation marginal of the CENSUS-like data "
-         "(SYNTHETIC, privlab.datasets census generator); every copy simulated")
+SYNTH = (
+    "priors on 1..50 defined in config: uniform, discretised Gaussian and log-normal 'salary' "
+    "(reconstructed parameters), and the occupation marginal of the CENSUS-like data "
+    "(SYNTHETIC, privlab.datasets census generator); every copy simulated"
+)
 RECIPIENTS = ("Alice", "Bob", "Charlie")  # p_a, p_b, p_c
 
 
@@ -39,12 +42,17 @@ def prior_of(spec, s: int) -> np.ndarray:
     if kind == "uniform":
         p = np.ones(s)
     elif kind == "gaussian":
-        mean, sd = check_real("gaussian mean", spec["mean"]), check_real("gaussian sd", spec["sd"], low=0, low_open=True)
+        mean, sd = (
+            check_real("gaussian mean", spec["mean"]),
+            check_real("gaussian sd", spec["sd"], low=0, low_open=True),
+        )
         p = stats.norm.cdf(v + 0.5, mean, sd) - stats.norm.cdf(v - 0.5, mean, sd)
     elif kind == "lognormal":
         width = check_real("bin_width", spec["bin_width"], low=0, low_open=True)
-        dist = stats.lognorm(s=check_real("sigma", spec["sigma"], low=0, low_open=True),
-                             scale=check_real("median", spec["median"], low=0, low_open=True))
+        dist = stats.lognorm(
+            s=check_real("sigma", spec["sigma"], low=0, low_open=True),
+            scale=check_real("median", spec["median"], low=0, low_open=True),
+        )
         edges = np.append((v - 1) * width, np.inf)  # value v = salary in [(v-1)w, v w); the top bin is open
         p = np.diff(dist.cdf(edges))
     elif kind == "census_occupation":
@@ -56,8 +64,9 @@ def prior_of(spec, s: int) -> np.ndarray:
             raise PrivlabError(f"the census occupation column has {codes.size} values, domain_size is {s}")
         p = np.array([(occ == c).sum() for c in codes], dtype=float)
     else:
-        raise PrivlabError(f"distribution kind must be one of uniform, gaussian, lognormal, census_occupation; "
-                           f"got {kind!r}")
+        raise PrivlabError(
+            f"distribution kind must be one of uniform, gaussian, lognormal, census_occupation; got {kind!r}"
+        )
     return p / p.sum()
 
 
@@ -113,9 +122,22 @@ def collusion_counts(cfg, ctx, name: str, prior: np.ndarray) -> np.ndarray:
     store = cfg.mc.store
     n_chunks = -(-trials // chunk)
     n_blocks = -(-n_chunks // per_block)
-    key = hashlib.sha256(json.dumps({"v": MC_VERSION, "prior": prior.tolist(), "ps": ps, "s": s, "trials": trials,
-                                     "chunk": chunk, "per_block": per_block, "seed": ctx.seed, "name": name,
-                                     "store": store}).encode()).hexdigest()[:16]
+    key = hashlib.sha256(
+        json.dumps(
+            {
+                "v": MC_VERSION,
+                "prior": prior.tolist(),
+                "ps": ps,
+                "s": s,
+                "trials": trials,
+                "chunk": chunk,
+                "per_block": per_block,
+                "seed": ctx.seed,
+                "name": name,
+                "store": store,
+            }
+        ).encode()
+    ).hexdigest()[:16]
     state = None
     if ctx.scratch_dir is not None:
         folder = ctx.scratch_dir.parent / "multilevel__mc"
@@ -126,18 +148,21 @@ def collusion_counts(cfg, ctx, name: str, prior: np.ndarray) -> np.ndarray:
     if state is not None and state.exists():
         with np.load(state) as saved:
             F, done = saved["F"].copy(), saved["done"].copy()
-        ctx.log(f"multilevel MC {name}: {'reusing finished counts' if done.all() else 'resuming'} with {int(done.sum())}/{n_blocks} blocks done ({state.name})")
+        ctx.log(
+            f"multilevel MC {name}: {'reusing finished counts' if done.all() else 'resuming'} with {int(done.sum())}/{n_blocks} blocks done ({state.name})"
+        )
     todo = np.flatnonzero(~done).tolist()
     per_round = max(1, ctx.n_jobs)
-    rounds = [todo[i:i + per_round] for i in range(0, len(todo), per_round)]
+    rounds = [todo[i : i + per_round] for i in range(0, len(todo), per_round)]
     last_save = time.monotonic()
     start = time.perf_counter()
     for r, blocks in enumerate(ctx.progress(rounds, total=len(rounds), desc=f"MC {name}")):
         items = []
         for b in blocks:
             ids = range(b * per_block, min((b + 1) * per_block, n_chunks))
-            items.append((prior, ps, s, [(min(chunk, trials - c * chunk), ctx.seed_sequence("mc", name, c)) for c in ids],
-                          store))
+            items.append(
+                (prior, ps, s, [(min(chunk, trials - c * chunk), ctx.seed_sequence("mc", name, c)) for c in ids], store)
+            )
         for b, counts in zip(blocks, ctx.map(_mc_block, items, desc=None)):
             F += counts
             done[b] = True
@@ -146,9 +171,15 @@ def collusion_counts(cfg, ctx, name: str, prior: np.ndarray) -> np.ndarray:
             last_save = time.monotonic()
     if todo:
         elapsed = time.perf_counter() - start
-        ran = sum(min(chunk, trials - c * chunk) for b in todo for c in range(b * per_block, min((b + 1) * per_block, n_chunks)))
-        ctx.log(f"multilevel MC {name}: {ran:,} trials in {elapsed:.1f} s = {ran / elapsed / ctx.n_jobs:,.0f} "
-                f"trials/s per worker ({ctx.n_jobs} workers)")
+        ran = sum(
+            min(chunk, trials - c * chunk)
+            for b in todo
+            for c in range(b * per_block, min((b + 1) * per_block, n_chunks))
+        )
+        ctx.log(
+            f"multilevel MC {name}: {ran:,} trials in {elapsed:.1f} s = {ran / elapsed / ctx.n_jobs:,.0f} "
+            f"trials/s per worker ({ctx.n_jobs} workers)"
+        )
     if int(F.sum()) != trials:
         raise RuntimeError(f"MC counts hold {int(F.sum())} trials, expected {trials}")
     return F.reshape((s,) * (1 + len(ps)))
@@ -177,9 +208,15 @@ def _cell(values, s) -> tuple:
 MC_TOL = {"mc_all": Tolerance(se="mc_all_se", atol=1e-12), "mc_c": Tolerance(se="mc_c_se", atol=1e-12)}
 
 
-@experiment("multilevel/fig5_collusion", artifact="Figure 5",
-            summary="Pr[X=x | Y_a,Y_b,Y_c] vs Pr[X=x | Y_c] at the paper's four cells, MC (10^7 quick / 10^10 "
-            "paper trials) and exact", keys=("distribution", "x"), tolerances=MC_TOL, data=SYNTH)
+@experiment(
+    "multilevel/fig5_collusion",
+    artifact="Figure 5",
+    summary="Pr[X=x | Y_a,Y_b,Y_c] vs Pr[X=x | Y_c] at the paper's four cells, MC (10^7 quick / 10^10 "
+    "paper trials) and exact",
+    keys=("distribution", "x"),
+    tolerances=MC_TOL,
+    data=SYNTH,
+)
 def fig5_collusion(cfg, ctx):
     s, ps = _domain_size(cfg), _ps(cfg)
     rows = []
@@ -194,11 +231,25 @@ def fig5_collusion(cfg, ctx):
         mc_all = col_all / n_all if n_all else np.full(s, np.nan)
         mc_c = col_c / n_c
         for x in range(s):
-            rows.append({"distribution": name, "x": x + 1, "y_a": ya + 1, "y_b": yb + 1, "y_c": yc + 1,
-                         "prior": prior[x], "mc_all": mc_all[x],
-                         "mc_all_se": _se(col_all[x], n_all), "mc_c": mc_c[x], "mc_c_se": _se(col_c[x], n_c),
-                         "exact_all": exact_all[x], "exact_c": exact_c[x],
-                         "count_all": int(n_all), "count_c": int(n_c), "trials": int(F.sum())})
+            rows.append(
+                {
+                    "distribution": name,
+                    "x": x + 1,
+                    "y_a": ya + 1,
+                    "y_b": yb + 1,
+                    "y_c": yc + 1,
+                    "prior": prior[x],
+                    "mc_all": mc_all[x],
+                    "mc_all_se": _se(col_all[x], n_all),
+                    "mc_c": mc_c[x],
+                    "mc_c_se": _se(col_c[x], n_c),
+                    "exact_all": exact_all[x],
+                    "exact_c": exact_c[x],
+                    "count_all": int(n_all),
+                    "count_c": int(n_c),
+                    "trials": int(F.sum()),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -206,19 +257,32 @@ def fig5_collusion(cfg, ctx):
 def fig5_claims(df, cfg):
     out = []
     exact_gap = float((df.exact_all - df.exact_c).abs().max())
-    out.append(Claim("Theorem 1 (exact): Pr[X | Y_a, Y_b, Y_c] = Pr[X | Y_c] at the four cells", "equal",
-                     f"max |difference| = {exact_gap:.2e}", exact_gap < 1e-9))
+    out.append(
+        Claim(
+            "Theorem 1 (exact): Pr[X | Y_a, Y_b, Y_c] = Pr[X | Y_c] at the four cells",
+            "equal",
+            f"max |difference| = {exact_gap:.2e}",
+            exact_gap < 1e-9,
+        )
+    )
     for name, g in df.groupby("distribution", sort=False):
-        z = ((g.mc_all - g.exact_all).abs() / np.sqrt(g.mc_all_se ** 2 + 1e-300)).where(g.mc_all_se > 0)
+        z = ((g.mc_all - g.exact_all).abs() / np.sqrt(g.mc_all_se**2 + 1e-300)).where(g.mc_all_se > 0)
         diff = (g.mc_all - g.mc_c).abs()
-        se = np.sqrt(g.mc_all_se ** 2 + g.mc_c_se ** 2)
+        se = np.sqrt(g.mc_all_se**2 + g.mc_c_se**2)
         ok = bool(((diff <= 5 * se + 1e-12) | (g.count_all.iloc[0] == 0)).all())
-        out.append(Claim(f"Figure 5 ({name}, cell {g.y_a.iloc[0]},{g.y_b.iloc[0]},{g.y_c.iloc[0]}): MC posterior given "
-                         "all three copies matches the one given Y_c", "bars coincide",
-                         f"max |diff| {diff.max():.4f} (<= 5 SE: {ok}); {g.count_all.iloc[0]:,} trials in the cell "
-                         f"of {g.trials.iloc[0]:,}; max |MC - exact| / SE = {np.nanmax(z):.2f}", ok,
-                         "" if g.trials.iloc[0] >= 1e10 else "quick profile: fewer trials than the paper's 10^10, "
-                         "so the bars scatter more"))
+        out.append(
+            Claim(
+                f"Figure 5 ({name}, cell {g.y_a.iloc[0]},{g.y_b.iloc[0]},{g.y_c.iloc[0]}): MC posterior given "
+                "all three copies matches the one given Y_c",
+                "bars coincide",
+                f"max |diff| {diff.max():.4f} (<= 5 SE: {ok}); {g.count_all.iloc[0]:,} trials in the cell "
+                f"of {g.trials.iloc[0]:,}; max |MC - exact| / SE = {np.nanmax(z):.2f}",
+                ok,
+                ""
+                if g.trials.iloc[0] >= 1e10
+                else "quick profile: fewer trials than the paper's 10^10, so the bars scatter more",
+            )
+        )
     return out
 
 
@@ -230,12 +294,22 @@ def fig5_plot(df):
     fig, axes = plt.subplots(len(names), 1, figsize=(9, 2.4 * len(names)), squeeze=False)
     for ax, name in zip(axes[:, 0], names):
         g = df[df.distribution == name]
-        ax.bar(g.x - 0.2, g.mc_all, 0.4, yerr=g.mc_all_se, label="MC Pr[X=x | Ya,Yb,Yc]", color="0.85",
-               edgecolor="k", lw=0.4)
+        ax.bar(
+            g.x - 0.2,
+            g.mc_all,
+            0.4,
+            yerr=g.mc_all_se,
+            label="MC Pr[X=x | Ya,Yb,Yc]",
+            color="0.85",
+            edgecolor="k",
+            lw=0.4,
+        )
         ax.bar(g.x + 0.2, g.mc_c, 0.4, yerr=g.mc_c_se, label="MC Pr[X=x | Yc]", color="0.3")
         ax.plot(g.x, g.exact_all, "r_", ms=9, mew=1.5, label="exact (both)")
-        ax.set_title(f"{name} (y_a={g.y_a.iloc[0]}, y_b={g.y_b.iloc[0]}, y_c={g.y_c.iloc[0]}), "
-                     f"{g.trials.iloc[0]:.2g} trials", fontsize=9)
+        ax.set_title(
+            f"{name} (y_a={g.y_a.iloc[0]}, y_b={g.y_b.iloc[0]}, y_c={g.y_c.iloc[0]}), {g.trials.iloc[0]:.2g} trials",
+            fontsize=9,
+        )
         ax.set_xlim(0, g.x.max() + 1)
     axes[0, 0].legend(fontsize=7, ncol=3)
     axes[-1, 0].set_xlabel("x")
@@ -247,9 +321,14 @@ def fig5_plot(df):
 # ---------------------------------------------------------------------------------------
 # Figure 6: equivalence to uni-pert
 # ---------------------------------------------------------------------------------------
-@experiment("multilevel/fig6_equivalence", artifact="Figure 6",
-            summary="Pr[Y_i = y | X = x] for all y, MC from F vs the uni-pert formula and the exact chain law",
-            keys=("distribution", "y"), tolerances={"mc": Tolerance(se="mc_se", atol=1e-12)}, data=SYNTH)
+@experiment(
+    "multilevel/fig6_equivalence",
+    artifact="Figure 6",
+    summary="Pr[Y_i = y | X = x] for all y, MC from F vs the uni-pert formula and the exact chain law",
+    keys=("distribution", "y"),
+    tolerances={"mc": Tolerance(se="mc_se", atol=1e-12)},
+    data=SYNTH,
+)
 def fig6_equivalence(cfg, ctx):
     s, ps = _domain_size(cfg), _ps(cfg)
     rows = []
@@ -265,24 +344,47 @@ def fig6_equivalence(cfg, ctx):
         chain = ml.copy_given_x(prior, ps, s, i)[x]
         for y in range(s):
             mc = col[y] / n
-            rows.append({"distribution": name, "recipient": spec.recipient, "p": ps[i], "x": x + 1, "y": y + 1,
-                         "mc": mc, "mc_se": _se(col[y], n), "uni_pert": formula[y],
-                         "exact_chain": chain[y], "count_x": int(n), "trials": int(F.sum())})
+            rows.append(
+                {
+                    "distribution": name,
+                    "recipient": spec.recipient,
+                    "p": ps[i],
+                    "x": x + 1,
+                    "y": y + 1,
+                    "mc": mc,
+                    "mc_se": _se(col[y], n),
+                    "uni_pert": formula[y],
+                    "exact_chain": chain[y],
+                    "count_x": int(n),
+                    "trials": int(F.sum()),
+                }
+            )
     return pd.DataFrame(rows)
 
 
 @claims("multilevel/fig6_equivalence")
 def fig6_claims(df, cfg):
-    out = [Claim("Theorem 2 (exact): every copy's law given X is uni-pert's", "equal",
-                 f"max |chain - formula| = {(df.exact_chain - df.uni_pert).abs().max():.2e}",
-                 bool((df.exact_chain - df.uni_pert).abs().max() < 1e-12))]
+    out = [
+        Claim(
+            "Theorem 2 (exact): every copy's law given X is uni-pert's",
+            "equal",
+            f"max |chain - formula| = {(df.exact_chain - df.uni_pert).abs().max():.2e}",
+            bool((df.exact_chain - df.uni_pert).abs().max() < 1e-12),
+        )
+    ]
     for name, g in df.groupby("distribution", sort=False):
         z = ((g.mc - g.uni_pert).abs() / g.mc_se.where(g.mc_se > 0)).max()
         _, pval = stats.chisquare(g.mc * g.count_x, g.uni_pert * g.count_x)
-        out.append(Claim(f"Figure 6 ({name}, {g.recipient.iloc[0]} at p={g.p.iloc[0]:g}, x={g.x.iloc[0]}): "
-                         "approximated Pr[Y=y|X=x] matches the theoretical values", "bars coincide",
-                         f"max |MC - formula| / SE = {z:.2f}; chi-square p = {pval:.3f} over {g.count_x.iloc[0]:,} "
-                         "trials with that x", bool(pval > 1e-3)))
+        out.append(
+            Claim(
+                f"Figure 6 ({name}, {g.recipient.iloc[0]} at p={g.p.iloc[0]:g}, x={g.x.iloc[0]}): "
+                "approximated Pr[Y=y|X=x] matches the theoretical values",
+                "bars coincide",
+                f"max |MC - formula| / SE = {z:.2f}; chi-square p = {pval:.3f} over {g.count_x.iloc[0]:,} "
+                "trials with that x",
+                bool(pval > 1e-3),
+            )
+        )
     return out
 
 
@@ -319,7 +421,14 @@ def pooled_gof(counts: np.ndarray, probs: np.ndarray, min_expected: float) -> di
     expected = probs.ravel() * counts.sum()
     zero = expected <= 0
     if counts[zero].sum() > 0:
-        return {"groups": 0, "chi2": np.inf, "chi2_p": 0.0, "g": np.inf, "g_p": 0.0, "impossible_cells_hit": int((counts[zero] > 0).sum())}
+        return {
+            "groups": 0,
+            "chi2": np.inf,
+            "chi2_p": 0.0,
+            "g": np.inf,
+            "g_p": 0.0,
+            "impossible_cells_hit": int((counts[zero] > 0).sum()),
+        }
     order = np.argsort(expected[~zero], kind="stable")
     e, c = expected[~zero][order], counts[~zero][order]
     big = e >= min_expected
@@ -341,14 +450,25 @@ def pooled_gof(counts: np.ndarray, probs: np.ndarray, min_expected: float) -> di
         g = float(2 * np.where(O > 0, O * np.log(O / E), 0.0).sum())
     # Williams' correction: E[G] exceeds df by about (sum 1/E - 1/n)/6 when groups expect few counts
     q = 1.0 + ((1.0 / E).sum() - 1.0 / O.sum()) / (6.0 * df)
-    return {"groups": int(E.size), "chi2": chi2, "chi2_p": float(stats.chi2.sf(chi2, df)), "g": g,
-            "williams_q": float(q), "g_p": float(stats.chi2.sf(g / q, df)), "impossible_cells_hit": 0}
+    return {
+        "groups": int(E.size),
+        "chi2": chi2,
+        "chi2_p": float(stats.chi2.sf(chi2, df)),
+        "g": g,
+        "williams_q": float(q),
+        "g_p": float(stats.chi2.sf(g / q, df)),
+        "impossible_cells_hit": 0,
+    }
 
 
-@experiment("multilevel/agreement", artifact="Section 6 (MC check)",
-            summary="Chi-square and G-test of every MC table F[X,Ya,Yb,Yc] (and its (X, Y_i) margins) against "
-            "the exact joint", keys=("distribution", "table"),
-            tolerances={c: Tolerance(rtol=1e-6, atol=1e-12) for c in ("chi2", "chi2_p", "g", "g_p")}, data=SYNTH)
+@experiment(
+    "multilevel/agreement",
+    artifact="Section 6 (MC check)",
+    summary="Chi-square and G-test of every MC table F[X,Ya,Yb,Yc] (and its (X, Y_i) margins) against the exact joint",
+    keys=("distribution", "table"),
+    tolerances={c: Tolerance(rtol=1e-6, atol=1e-12) for c in ("chi2", "chi2_p", "g", "g_p")},
+    data=SYNTH,
+)
 def agreement(cfg, ctx):
     s, ps = _domain_size(cfg), _ps(cfg)
     rows = []
@@ -360,8 +480,15 @@ def agreement(cfg, ctx):
             other = tuple(a for a in (1, 2, 3) if a != i + 1)
             tables[f"X,Y_{r}"] = (F.sum(axis=other), exact.sum(axis=other))
         for label, (counts, probs) in tables.items():
-            rows.append({"distribution": name, "table": label, "trials": int(F.sum()), "cells": int(counts.size),
-                         **pooled_gof(counts, probs, float(cfg.min_expected))})
+            rows.append(
+                {
+                    "distribution": name,
+                    "table": label,
+                    "trials": int(F.sum()),
+                    "cells": int(counts.size),
+                    **pooled_gof(counts, probs, float(cfg.min_expected)),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -372,10 +499,15 @@ def agreement_claims(df, cfg):
     n_tests = len(df)
     for r in df.itertuples():
         ok = r.g_p > alpha / n_tests and r.chi2_p > alpha / n_tests
-        out.append(Claim(f"MC {r.table} table ({r.distribution}) follows the exact joint", "agrees",
-                         f"G = {r.g:.1f}, p = {r.g_p:.3f}; chi2 p = {r.chi2_p:.3f}; {r.groups:,} groups; "
-                         f"{r.trials:,} trials", bool(ok),
-                         "" if ok else f"rejected at Bonferroni level {alpha}/{n_tests}"))
+        out.append(
+            Claim(
+                f"MC {r.table} table ({r.distribution}) follows the exact joint",
+                "agrees",
+                f"G = {r.g:.1f}, p = {r.g_p:.3f}; chi2 p = {r.chi2_p:.3f}; {r.groups:,} groups; {r.trials:,} trials",
+                bool(ok),
+                "" if ok else f"rejected at Bonferroni level {alpha}/{n_tests}",
+            )
+        )
     return out
 
 
@@ -413,22 +545,26 @@ def _confidence_chunk(item):
         loglik[rows, y] += math.log((p + (1 - p) / s) / ((1 - p) / s))
         post = np.exp(loglik - loglik.max(axis=1, keepdims=True))
         conf = post[rows, x] / post.sum(axis=1)
-        out[("independent", k)] = (conf.sum(), (conf ** 2).sum())
+        out[("independent", k)] = (conf.sum(), (conf**2).sum())
     # multi-pert copies: chain likelihood; only the highest-p copy's factor depends on x
     multi = ml.release_in_order(x, ps, s, multi_seed)
     for k in range(1, len(ps) + 1):
         best = int(np.argmax(ps[:k]))
         p = ps[best]
         conf = np.where(multi[best] == x, p + (1 - p) / s, (1 - p) / s)  # uniform prior: posterior = likelihood
-        out[("multi-pert", k)] = (conf.sum(), (conf ** 2).sum())
+        out[("multi-pert", k)] = (conf.sum(), (conf**2).sum())
     return out
 
 
-@experiment("multilevel/fig7_independent", artifact="Figure 7",
-            summary="Adversary's expected confidence in the true value vs number of pooled copies: independent "
-            "uni-pert copies vs multi-pert copies at the same p's (exact and MC)", keys=("scheme", "k"),
-            tolerances={"mc": Tolerance(se="mc_se", atol=1e-12)},
-            data="X uniform on 1..s; copies simulated")
+@experiment(
+    "multilevel/fig7_independent",
+    artifact="Figure 7",
+    summary="Adversary's expected confidence in the true value vs number of pooled copies: independent "
+    "uni-pert copies vs multi-pert copies at the same p's (exact and MC)",
+    keys=("scheme", "k"),
+    tolerances={"mc": Tolerance(se="mc_se", atol=1e-12)},
+    data="X uniform on 1..s; copies simulated",
+)
 def fig7_independent(cfg, ctx):
     s = _domain_size(cfg)
     ps = [float(p) for p in cfg.pooled_ps]
@@ -442,11 +578,24 @@ def fig7_independent(cfg, ctx):
             tot = sum(p[(scheme, k)][0] for p in parts)
             sq = sum(p[(scheme, k)][1] for p in parts)
             mean = tot / trials
-            var = max(sq / trials - mean ** 2, 0.0)
-            exact = (ml.expected_confidence_independent(ps[:k], s) if scheme == "independent"
-                     else ml.expected_confidence_single(max(ps[:k]), s))
-            rows.append({"scheme": scheme, "k": k, "p_k": ps[k - 1], "best_p": max(ps[:k]), "exact": exact,
-                         "mc": mean, "mc_se": math.sqrt(var / trials), "trials": trials})
+            var = max(sq / trials - mean**2, 0.0)
+            exact = (
+                ml.expected_confidence_independent(ps[:k], s)
+                if scheme == "independent"
+                else ml.expected_confidence_single(max(ps[:k]), s)
+            )
+            rows.append(
+                {
+                    "scheme": scheme,
+                    "k": k,
+                    "p_k": ps[k - 1],
+                    "best_p": max(ps[:k]),
+                    "exact": exact,
+                    "mc": mean,
+                    "mc_se": math.sqrt(var / trials),
+                    "trials": trials,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -457,17 +606,31 @@ def fig7_claims(df, cfg):
     kmax = int(df.k.max())
     z = ((df.mc - df.exact).abs() / df.mc_se).max()
     return [
-        Claim("pooling independent copies raises the adversary's confidence beyond the best copy", "collusion works",
-              f"k={kmax}: {ind.exact[kmax]:.3f} vs best copy {mul.exact[kmax]:.3f}",
-              bool(ind.exact[kmax] > mul.exact[kmax] + 0.01)),
-        Claim("with multi-pert the confidence is that of the best copy for every k", "no gain from pooling",
-              f"multi-pert MC within {((mul.mc - mul.exact).abs() / mul.mc_se).max():.2f} SE of the best-copy value",
-              bool(((mul.mc - mul.exact).abs() <= 5 * mul.mc_se).all())),
-        Claim("Pr[both independent copies are HIV | X is not HIV] < 1% (slides' example, s = 10, 40% and 40%)",
-              "< 1%", f"{((1 - 0.4) / 10) ** 2:.4f}", ((1 - 0.4) / 10) ** 2 < 0.01,
-              "the slides' example; the HIV copies are independent uni-pert at 40%"),
-        Claim("MC confidence matches the exact expected posterior", "(MC beside exact)",
-              f"max |MC - exact| / SE = {z:.2f}", bool(z < 5)),
+        Claim(
+            "pooling independent copies raises the adversary's confidence beyond the best copy",
+            "collusion works",
+            f"k={kmax}: {ind.exact[kmax]:.3f} vs best copy {mul.exact[kmax]:.3f}",
+            bool(ind.exact[kmax] > mul.exact[kmax] + 0.01),
+        ),
+        Claim(
+            "with multi-pert the confidence is that of the best copy for every k",
+            "no gain from pooling",
+            f"multi-pert MC within {((mul.mc - mul.exact).abs() / mul.mc_se).max():.2f} SE of the best-copy value",
+            bool(((mul.mc - mul.exact).abs() <= 5 * mul.mc_se).all()),
+        ),
+        Claim(
+            "Pr[both independent copies are HIV | X is not HIV] < 1% (slides' example, s = 10, 40% and 40%)",
+            "< 1%",
+            f"{((1 - 0.4) / 10) ** 2:.4f}",
+            ((1 - 0.4) / 10) ** 2 < 0.01,
+            "the slides' example; the HIV copies are independent uni-pert at 40%",
+        ),
+        Claim(
+            "MC confidence matches the exact expected posterior",
+            "(MC beside exact)",
+            f"max |MC - exact| / SE = {z:.2f}",
+            bool(z < 5),
+        ),
     ]
 
 
@@ -478,7 +641,7 @@ def fig7_plot(df):
     fig, ax = plt.subplots(figsize=(5.8, 3.6))
     for scheme, style in (("independent", "o-"), ("multi-pert", "s-")):
         g = df[df.scheme == scheme]
-        line, = ax.plot(g.k, g.exact, style, label=f"{scheme} exact")
+        (line,) = ax.plot(g.k, g.exact, style, label=f"{scheme} exact")
         ax.errorbar(g.k, g.mc, yerr=2 * g.mc_se, fmt="x", color=line.get_color(), label=f"{scheme} MC (+-2 SE)")
     ax.set_xlabel("number of pooled copies k (p's in request order)")
     ax.set_ylabel("E[Pr[X = true x | copies]]")
@@ -510,26 +673,47 @@ def _overhead_run(item):
         if j % step == 0 or j == m:
             chain = np.concatenate([[1.0], np.sort(np.unique(ps[:j]))[::-1]])
             expected = (1 - 1 / s) * float((1 - chain[1:] / chain[:-1]).sum())  # exact mean, Lemma 1 chain
-            rows.append({"n": n, "m": j, "change_points_per_tuple": hist.change_points() / n,
-                         "expected_change_points": expected,
-                         "lemma2_bound": math.log(1 / ps[:j].min()), "history_bytes": hist.stored_bytes(),
-                         "naive_bytes": n * j * 4 + 8 * j, "history_ms_per_release": 1000 * t_h / step,
-                         "naive_ms_per_release": 1000 * t_d / step if dense is not None else np.nan})
+            rows.append(
+                {
+                    "n": n,
+                    "m": j,
+                    "change_points_per_tuple": hist.change_points() / n,
+                    "expected_change_points": expected,
+                    "lemma2_bound": math.log(1 / ps[:j].min()),
+                    "history_bytes": hist.stored_bytes(),
+                    "naive_bytes": n * j * 4 + 8 * j,
+                    "history_ms_per_release": 1000 * t_h / step,
+                    "naive_ms_per_release": 1000 * t_d / step if dense is not None else np.nan,
+                }
+            )
             t_h = t_d = 0.0
     return rows
 
 
-@experiment("multilevel/fig8_overhead", artifact="Figure 8",
-            summary="multi-pert's time per release and stored size vs number of releases m and table size n, "
-            "against the naive store of all m copies", keys=("n", "m"),
-            tolerances={"history_ms_per_release": Tolerance(ignore=True), "naive_ms_per_release": Tolerance(ignore=True)},
-            data="random codes, uniform on the domain; p's uniform in [c, 1)")
+@experiment(
+    "multilevel/fig8_overhead",
+    artifact="Figure 8",
+    summary="multi-pert's time per release and stored size vs number of releases m and table size n, "
+    "against the naive store of all m copies",
+    keys=("n", "m"),
+    tolerances={"history_ms_per_release": Tolerance(ignore=True), "naive_ms_per_release": Tolerance(ignore=True)},
+    data="random codes, uniform on the domain; p's uniform in [c, 1)",
+)
 def fig8_overhead(cfg, ctx):
     n_min, n_max = check_int("n_min", cfg.n_min, low=1), check_int("n_max", cfg.n_max, low=1)
-    ns = [n_min * 10 ** k for k in range(int(math.log10(n_max / n_min) + 1e-9) + 1)]
-    items = [(check_int("n", n, low=1), check_int("m_max", cfg.m_max, low=1), _domain_size(cfg),
-              check_real("c", cfg.c, low=0, high=1, low_open=True), check_int("m_step", cfg.m_step, low=1),
-              int(float(cfg.naive_max_bytes)), ctx.seed_sequence("fig8", int(n))) for n in ns]
+    ns = [n_min * 10**k for k in range(int(math.log10(n_max / n_min) + 1e-9) + 1)]
+    items = [
+        (
+            check_int("n", n, low=1),
+            check_int("m_max", cfg.m_max, low=1),
+            _domain_size(cfg),
+            check_real("c", cfg.c, low=0, high=1, low_open=True),
+            check_int("m_step", cfg.m_step, low=1),
+            int(float(cfg.naive_max_bytes)),
+            ctx.seed_sequence("fig8", int(n)),
+        )
+        for n in ns
+    ]
     # timings: run one table size at a time so that workers do not compete for memory bandwidth
     return pd.DataFrame([r for part in ctx.map(_overhead_run, items, desc="fig8", n_jobs=1) for r in part])
 
@@ -543,22 +727,42 @@ def fig8_claims(df, cfg):
     g = df[df.n == big.n]
     flat = float(g.history_ms_per_release.iloc[-1] / g.history_ms_per_release.iloc[0])
     return [
-        Claim("Lemma 2: expected change points per tuple < ln(1/c)", f"< ln(1/{cfg.c}) = {math.log(1 / cfg.c):.3f}",
-              f"max {df.change_points_per_tuple.max():.3f}", ok),
-        Claim("measured change points per tuple match their exact expectation (1-1/s) sum(1 - p_i/p_(i-1))",
-              "(analytic counterpart)", f"max |measured - exact| = "
-              f"{(df.change_points_per_tuple - df.expected_change_points).abs().max():.4f}",
-              bool(((df.change_points_per_tuple - df.expected_change_points).abs()
-                    <= 5 * np.sqrt(df.expected_change_points / df.n) + 1e-9).all())),
-        Claim("space O(n + m) vs the naive O(n m)", "O(n+m)",
-              f"n={int(big.n):,}, m={int(big.m)}: history {big.history_bytes / 2**20:.1f} MiB vs naive "
-              f"{big.naive_bytes / 2**20:.1f} MiB", bool(big.history_bytes * 10 < big.naive_bytes)),
-        Claim("time per release O(n + log m): grows with n, not with m", "O(n + log m)",
-              "; ".join(f"n={int(r.n):,}: {r.history_ms_per_release:.1f} ms ({r.us:.2f} us/tuple)"
-                        for r in per_n.itertuples()) + f"; at n={int(big.n):,} the last {int(cfg.m_step)} releases "
-              f"took {flat:.2f}x the first {int(cfg.m_step)}", bool(flat < 3),
-              "timings are wall-clock and machine dependent (not compared by privlab check); our history scan "
-              "is O(n (1 + ln 1/c)) per release, constant in m"),
+        Claim(
+            "Lemma 2: expected change points per tuple < ln(1/c)",
+            f"< ln(1/{cfg.c}) = {math.log(1 / cfg.c):.3f}",
+            f"max {df.change_points_per_tuple.max():.3f}",
+            ok,
+        ),
+        Claim(
+            "measured change points per tuple match their exact expectation (1-1/s) sum(1 - p_i/p_(i-1))",
+            "(analytic counterpart)",
+            f"max |measured - exact| = {(df.change_points_per_tuple - df.expected_change_points).abs().max():.4f}",
+            bool(
+                (
+                    (df.change_points_per_tuple - df.expected_change_points).abs()
+                    <= 5 * np.sqrt(df.expected_change_points / df.n) + 1e-9
+                ).all()
+            ),
+        ),
+        Claim(
+            "space O(n + m) vs the naive O(n m)",
+            "O(n+m)",
+            f"n={int(big.n):,}, m={int(big.m)}: history {big.history_bytes / 2**20:.1f} MiB vs naive "
+            f"{big.naive_bytes / 2**20:.1f} MiB",
+            bool(big.history_bytes * 10 < big.naive_bytes),
+        ),
+        Claim(
+            "time per release O(n + log m): grows with n, not with m",
+            "O(n + log m)",
+            "; ".join(
+                f"n={int(r.n):,}: {r.history_ms_per_release:.1f} ms ({r.us:.2f} us/tuple)" for r in per_n.itertuples()
+            )
+            + f"; at n={int(big.n):,} the last {int(cfg.m_step)} releases "
+            f"took {flat:.2f}x the first {int(cfg.m_step)}",
+            bool(flat < 3),
+            "timings are wall-clock and machine dependent (not compared by privlab check); our history scan "
+            "is O(n (1 + ln 1/c)) per release, constant in m",
+        ),
     ]
 
 
@@ -568,11 +772,16 @@ def fig8_plot(df):
 
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
     for n, g in df.groupby("n"):
-        line, = a1.plot(g.m, g.history_ms_per_release, label=f"multi-pert n={n:,}")
+        (line,) = a1.plot(g.m, g.history_ms_per_release, label=f"multi-pert n={n:,}")
         a1.plot(g.m, g.naive_ms_per_release, ls="--", color=line.get_color(), label=f"naive n={n:,}")
-        line, = a2.plot(g.m, g.history_bytes / 2**20, label=f"history n={n:,}")
-        a2.plot(g.m, (g.expected_change_points * n * 12 + 8 * (n + 1) + 8 * g.m) / 2**20, ":",
-                color=line.get_color(), label=f"exact expected n={n:,}")
+        (line,) = a2.plot(g.m, g.history_bytes / 2**20, label=f"history n={n:,}")
+        a2.plot(
+            g.m,
+            (g.expected_change_points * n * 12 + 8 * (n + 1) + 8 * g.m) / 2**20,
+            ":",
+            color=line.get_color(),
+            label=f"exact expected n={n:,}",
+        )
         a2.plot(g.m, g.naive_bytes / 2**20, ls="--", color=line.get_color(), label=f"naive n={n:,}")
     a1.set_xlabel("number of releases m")
     a1.set_ylabel("ms per release")

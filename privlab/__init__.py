@@ -5,6 +5,7 @@ Library modules (pure: arrays and a seed in, arrays out): `privlab.lpb`,
 `privlab.sdc`; data sets in `privlab.datasets`. The runner (`privlab.runner`,
 `privlab.cli`) owns configs, files, progress bars and parallelism.
 """
+
 from ._validation import PrivlabError
 
 __version__ = "0.1.0"

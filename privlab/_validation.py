@@ -3,6 +3,7 @@
 Every public function of privlab validates its inputs through these helpers so
 that bad input ends in one clear line naming the parameter and what is allowed.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,8 +22,7 @@ def _fmt(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def check_real(name: str, value, *, low=None, high=None, low_open=False,
-               high_open=False) -> float:
+def check_real(name: str, value, *, low=None, high=None, low_open=False, high_open=False) -> float:
     """Return ``value`` as a float after checking it is finite and in range.
 
     ``low``/``high`` are bounds (``None`` = unbounded); ``*_open`` make them strict.

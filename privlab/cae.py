@@ -14,6 +14,7 @@ A value of probability zero never changes ``H`` (it can always sit alone in its 
 window at no cost, and dropping it from a window never widens the window), so the
 batched form evaluates many distributions over one shared value grid, zeros allowed.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,8 +31,10 @@ def _check_values(values) -> np.ndarray:
     x = check_array("values", values, dtype=float)
     if x.size > 1 and not np.all(np.diff(x) > 0):
         bad = int(np.flatnonzero(np.diff(x) <= 0)[0])
-        raise PrivlabError(f"values must be strictly increasing; values[{bad + 1}] = {x[bad + 1]!r} "
-                           f"does not exceed values[{bad}] = {x[bad]!r}")
+        raise PrivlabError(
+            f"values must be strictly increasing; values[{bad + 1}] = {x[bad + 1]!r} "
+            f"does not exceed values[{bad}] = {x[bad]!r}"
+        )
     return x
 
 
@@ -164,7 +167,7 @@ def entropy_curves(values, probs, *, chunk: int = 1024) -> tuple[np.ndarray, np.
     lo = np.searchsorted(x, x[None, :] - (eps[:, None] + tol), side="left")
     out = np.empty((P.shape[0], eps.size))
     for start in range(0, P.shape[0], chunk):
-        block = P[start:start + chunk]
+        block = P[start : start + chunk]
         cum = np.concatenate((np.zeros((block.shape[0], 1)), np.cumsum(block, axis=1)), axis=1)
         # seg[:, i, j] = a(j, i) for the window of values j..i (0-based, j <= i); laid out so
         # that the candidate starts of one window end are contiguous in memory
@@ -176,8 +179,8 @@ def entropy_curves(values, probs, *, chunk: int = 1024) -> tuple[np.ndarray, np.
             for i in range(int(changed[0]) if changed.size else m, m):
                 j0 = lo[k, i]
                 # h[:, j] is H of values 0..j-1; window j..i added to it
-                h[:, i + 1] = np.min(h[:, j0:i + 1] + seg[:, i, j0:i + 1], axis=1)
-            out[start:start + block.shape[0], k] = h[:, m]
+                h[:, i + 1] = np.min(h[:, j0 : i + 1] + seg[:, i, j0 : i + 1], axis=1)
+            out[start : start + block.shape[0], k] = h[:, m]
     np.maximum(out, 0.0, out=out)
     return eps, out
 

@@ -2,6 +2,7 @@
 with the committed references in ``results/reference/<paper>/<name>/result.csv``,
 column by column with the tolerances declared beside each experiment.
 """
+
 from __future__ import annotations
 
 import io
@@ -78,8 +79,11 @@ def compare(exp: Experiment, new: pd.DataFrame, ref: pd.DataFrame) -> Drift:
             worst, worst_col = col_worst, col
             worst_text = not pd.api.types.is_numeric_dtype(a) or not pd.api.types.is_numeric_dtype(b)
     if worst > 1.0:
-        why = "differs (text, compared exactly)" if worst_text else \
-            f"beyond tolerance ({exp.tolerance(worst_col).describe()})"
+        why = (
+            "differs (text, compared exactly)"
+            if worst_text
+            else f"beyond tolerance ({exp.tolerance(worst_col).describe()})"
+        )
         return Drift("drift", f"column {worst_col!r} {why}", worst)
     return Drift("ok", f"{len(ref)} rows, {len(ref.columns)} columns", worst)
 

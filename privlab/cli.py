@@ -4,6 +4,7 @@ Every user error (unknown experiment or parameter, a value out of range, a bad
 file) ends in one line ``privlab: error: ...`` on stderr and exit status 2, with no
 traceback and no half-written output.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -71,7 +72,7 @@ def _prevalidate(exp_id: str, overrides: list[str], multirun: bool) -> None:
             _check_launcher(item.split("=", 1)[1])
     jobs = _sweep_jobs(params) if multirun else [params]
     if len(jobs) > MAX_PRECOMPOSE:  # first and last jobs carry every sweep's extreme values
-        jobs = jobs[: MAX_PRECOMPOSE // 2] + jobs[-MAX_PRECOMPOSE // 2:]
+        jobs = jobs[: MAX_PRECOMPOSE // 2] + jobs[-MAX_PRECOMPOSE // 2 :]
     for job in jobs:
         runner.compose(exp_id, job)
     hydra_part = [o for o in overrides if o.startswith(("hydra", "+hydra", "~hydra"))]
@@ -136,17 +137,20 @@ def _hydra_task(cfg) -> None:
         if not multirun:
             _fail(str(exc))
         # a failed job must not stop the others: say why in one line, leave a marker for the summary
-        print(f"privlab: error: job {hc.job.num} ({' '.join(hc.overrides.task[1:])}): {exc}", file=sys.stderr,
-              flush=True)
+        print(
+            f"privlab: error: job {hc.job.num} ({' '.join(hc.overrides.task[1:])}): {exc}", file=sys.stderr, flush=True
+        )
         failed = Path(hc.sweep.dir) / FAILED_MARKERS
         failed.mkdir(parents=True, exist_ok=True)
         (failed / str(hc.job.num)).touch()
         return
     disagree = sum(not c.agree for c in outcome.claims)
     job = f" job {hc.job.num}" if multirun else ""
-    print(f"{cfg.id}{job}: {len(outcome.table)} rows in {outcome.wall_time:.1f} s -> {outcome.out_dir}"
-          + (f" ({len(outcome.claims) - disagree} claims agree, {disagree} disagree)" if outcome.claims else ""),
-          flush=True)
+    print(
+        f"{cfg.id}{job}: {len(outcome.table)} rows in {outcome.wall_time:.1f} s -> {outcome.out_dir}"
+        + (f" ({len(outcome.claims) - disagree} claims agree, {disagree} disagree)" if outcome.claims else ""),
+        flush=True,
+    )
 
 
 def cmd_run(args, hydra_args: list[str]) -> int:
@@ -154,8 +158,19 @@ def cmd_run(args, hydra_args: list[str]) -> int:
 
     exp = registry.get(args.id)
     multirun = "--multirun" in hydra_args or "-m" in hydra_args
-    flags_with_values = {"--cfg", "-c", "--package", "-p", "--config-name", "-cn", "--config-dir", "-cd",
-                         "--info", "-i", "--experimental-rerun"}
+    flags_with_values = {
+        "--cfg",
+        "-c",
+        "--package",
+        "-p",
+        "--config-name",
+        "-cn",
+        "--config-dir",
+        "-cd",
+        "--info",
+        "-i",
+        "--experimental-rerun",
+    }
     overrides, flags, args_iter = [], [], iter(hydra_args)
     for a in args_iter:  # Hydra wants overrides before flags; users write them in any order
         if a in flags_with_values:
@@ -181,8 +196,11 @@ def cmd_run(args, hydra_args: list[str]) -> int:
     task()
     if sweep_dir is not None and (sweep_dir / FAILED_MARKERS).is_dir():
         failed = sorted((sweep_dir / FAILED_MARKERS).iterdir(), key=lambda p: int(p.name))
-        _fail(f"{len(failed)} job(s) of the sweep failed: {', '.join(p.name for p in failed)} "
-              "(errors above); the others completed", 2)
+        _fail(
+            f"{len(failed)} job(s) of the sweep failed: {', '.join(p.name for p in failed)} "
+            "(errors above); the others completed",
+            2,
+        )
     return 0
 
 
@@ -269,14 +287,18 @@ def cmd_sweep_report(args) -> int:
 
 # ---------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="privlab", description="Reproduce, sweep and regression-check "
-                                     "the experiments of five privacy papers.")
+    parser = argparse.ArgumentParser(
+        prog="privlab", description="Reproduce, sweep and regression-check the experiments of five privacy papers."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("list", help="every registered experiment")
     p.add_argument("--paper", help="only this paper's experiments")
-    p = sub.add_parser("run", help="run one experiment through Hydra (overrides, --multirun)",
-                       description="Run one experiment. Anything after ID goes to Hydra: overrides such as "
-                       "rho2=0.3,0.5 and flags such as --multirun or --cfg job.")
+    p = sub.add_parser(
+        "run",
+        help="run one experiment through Hydra (overrides, --multirun)",
+        description="Run one experiment. Anything after ID goes to Hydra: overrides such as "
+        "rho2=0.3,0.5 and flags such as --multirun or --cfg job.",
+    )
     p.add_argument("id", help="experiment id, e.g. lpb/fig1_lambda")
     p = sub.add_parser("reproduce", help="run every experiment and write results/REPORT.md")
     p.add_argument("ids", nargs="*", help="experiment ids (default: all)")

@@ -5,6 +5,7 @@ the `RunContext`. Its seeds depend only on the config seed and a key naming the
 piece of work, never on the number of workers or the order of execution, so the
 same config and seed give byte-identical tables with 1 or 64 workers.
 """
+
 from __future__ import annotations
 
 import functools
@@ -12,8 +13,8 @@ import hashlib
 import os
 import sys
 import zlib
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -63,9 +64,18 @@ class RunContext:
         Where messages for the user go (the runner prints them).
     """
 
-    def __init__(self, seed: int = 0, n_jobs: int | None = 1, *, cache_dir=None, scratch_dir=None,
-                 progress: bool | None = None, log: Callable[[str], None] | None = None,
-                 backend: str | None = None, backend_address: str | None = None):
+    def __init__(
+        self,
+        seed: int = 0,
+        n_jobs: int | None = 1,
+        *,
+        cache_dir=None,
+        scratch_dir=None,
+        progress: bool | None = None,
+        log: Callable[[str], None] | None = None,
+        backend: str | None = None,
+        backend_address: str | None = None,
+    ):
         self.seed = int(seed)
         self.n_jobs = effective_jobs(n_jobs)
         self.cache_dir = Path(cache_dir) if cache_dir else None
@@ -137,7 +147,9 @@ class RunContext:
                 ray.init(address=self.backend_address, ignore_reinit_error=True)
         except ImportError as exc:
             extra = "dask[distributed]" if self.backend == "dask" else "ray[default]"
-            raise PrivlabError(f"joblib_backend={self.backend} needs {extra} installed ({exc.name} is missing)") from None
+            raise PrivlabError(
+                f"joblib_backend={self.backend} needs {extra} installed ({exc.name} is missing)"
+            ) from None
         self._backend_ready = True
 
     # -- caching --------------------------------------------------------------------
@@ -160,14 +172,15 @@ class RunContext:
             self.cache_misses += 1
         return cached_fn(*args, **kwargs)
 
-    def dataset(self, params) -> "pandas.DataFrame":
+    def dataset(self, params) -> pandas.DataFrame:
         """``privlab.datasets.load(**params)``, cached on disk by the content of ``params``."""
         from omegaconf import DictConfig, OmegaConf
 
         if isinstance(params, DictConfig):
             params = OmegaConf.to_container(params, resolve=True)
-        return self.cached(_load_dataset, dict(params), _datasets_code_digest(),
-                           _label=f"data set {params.get('name')}")
+        return self.cached(
+            _load_dataset, dict(params), _datasets_code_digest(), _label=f"data set {params.get('name')}"
+        )
 
 
 @functools.lru_cache(maxsize=1)

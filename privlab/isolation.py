@@ -19,6 +19,7 @@ Ball counts use a k-d tree (scipy's cKDTree) in low dimension and chunked exact
 distances (``chunk x n``, never ``n x n``) above ``KDTREE_MAX_D`` dimensions, where a
 k-d tree degenerates to a slower brute force.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -29,11 +30,11 @@ from scipy.special import gammaln
 
 from ._validation import PrivlabError, check_array, check_choice, check_int, check_real, rng_from
 
-KDTREE_MAX_D = 8          # above this a k-d tree is slower than chunked brute force
-MAX_DEPTH = 60            # 2^60 cells per side: only duplicates survive this deep
+KDTREE_MAX_D = 8  # above this a k-d tree is slower than chunked brute force
+MAX_DEPTH = 60  # 2^60 cells per side: only duplicates survive this deep
 _CHUNK_ELEMENTS = 4_000_000  # query rows x db rows per distance block (32 MB of float64)
-_PREFIX_PER_T = 16        # t_radius: the bounding prefix holds at least 16 T columns ...
-_PREFIX_FRACTION = 16     # ... and at least 1/16 of them
+_PREFIX_PER_T = 16  # t_radius: the bounding prefix holds at least 16 T columns ...
+_PREFIX_FRACTION = 16  # ... and at least 1/16 of them
 
 
 # ---------------------------------------------------------------------------------------
@@ -289,7 +290,7 @@ def t_radius(db, T, indices=None) -> np.ndarray:
             counts = np.count_nonzero(under, axis=1)
             cand = d2[under]  # row-major: row r's candidates are contiguous
             ends = np.cumsum(counts)
-            kth = np.array([np.partition(cand[e - k:e], T - 1)[T - 1] for e, k in zip(ends, counts)])
+            kth = np.array([np.partition(cand[e - k : e], T - 1)[T - 1] for e, k in zip(ends, counts)])
         out[sl] = np.sqrt(np.maximum(kth, 0.0))
     return out
 
@@ -312,7 +313,7 @@ def _grid(u: np.ndarray, depth: int) -> np.ndarray:
     Multiplying by 2^depth is exact, so the cell at depth k+1 is always a child of the
     cell at depth k: the split rule is consistent at every depth.
     """
-    cells = 2 ** depth
+    cells = 2**depth
     return np.minimum(np.floor(u * cells), cells - 1).astype(np.int64)
 
 
@@ -343,7 +344,7 @@ class Histogram:
 
     @property
     def leaf_side(self) -> np.ndarray:
-        return (self.high - self.low) / 2.0 ** self.leaf_depth
+        return (self.high - self.low) / 2.0**self.leaf_depth
 
     @property
     def leaf_low(self) -> np.ndarray:
@@ -355,8 +356,9 @@ class Histogram:
 
     def leaves(self) -> list[Leaf]:
         lows, sides = self.leaf_low, self.leaf_side
-        return [Leaf(low=lows[i], side=float(sides[i]), count=int(self.leaf_count[i]))
-                for i in range(self.leaf_count.size)]
+        return [
+            Leaf(low=lows[i], side=float(sides[i]), count=int(self.leaf_count[i])) for i in range(self.leaf_count.size)
+        ]
 
     def locate(self, points) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The cell of the histogram's partition holding each point.
@@ -391,7 +393,7 @@ class Histogram:
                 else:  # an empty child of a split cell
                     depth[j], grid[j] = k, row
             todo = np.asarray(nxt, dtype=np.int64)
-        side = (self.high - self.low) / 2.0 ** depth
+        side = (self.high - self.low) / 2.0**depth
         return self.low + grid * side[:, None], side, leaf
 
 
@@ -409,8 +411,10 @@ def build_histogram(db, T, low=-1.0, high=1.0) -> Histogram:
     while active.size:
         depth += 1
         if depth > MAX_DEPTH:
-            raise PrivlabError(f"db holds {T} or more identical points (cells still hold >= T = {T} points at "
-                               f"depth {MAX_DEPTH}); add jitter or raise T")
+            raise PrivlabError(
+                f"db holds {T} or more identical points (cells still hold >= T = {T} points at "
+                f"depth {MAX_DEPTH}); add jitter or raise T"
+            )
         g = _grid(u[active], depth)
         cells, inverse, counts = np.unique(g, axis=0, return_inverse=True, return_counts=True)
         inverse = inverse.reshape(-1)
@@ -421,17 +425,23 @@ def build_histogram(db, T, low=-1.0, high=1.0) -> Histogram:
             leaf_grid.append(cells[ci])
             leaf_depth.append(depth)
             leaf_count.append(int(counts[ci]))
-            leaf_members.append(active[order[bounds[ci]:bounds[ci + 1]]])
+            leaf_members.append(active[order[bounds[ci] : bounds[ci + 1]]])
         internal.append(frozenset(cells[ci].tobytes() for ci in np.flatnonzero(split)))
         active = active[split[inverse]]
     point_leaf = np.empty(n, dtype=np.int64)
     for i, members in enumerate(leaf_members):
         point_leaf[members] = i
-    return Histogram(low=low, high=high, T=T, d=d,
-                     leaf_grid=np.asarray(leaf_grid, dtype=np.int64).reshape(-1, d),
-                     leaf_depth=np.asarray(leaf_depth, dtype=np.int64),
-                     leaf_count=np.asarray(leaf_count, dtype=np.int64),
-                     point_leaf=point_leaf, internal=tuple(internal))
+    return Histogram(
+        low=low,
+        high=high,
+        T=T,
+        d=d,
+        leaf_grid=np.asarray(leaf_grid, dtype=np.int64).reshape(-1, d),
+        leaf_depth=np.asarray(leaf_depth, dtype=np.int64),
+        leaf_count=np.asarray(leaf_count, dtype=np.int64),
+        point_leaf=point_leaf,
+        internal=tuple(internal),
+    )
 
 
 def recursive_histogram(db, T, low=-1.0, high=1.0) -> list[Leaf]:
@@ -537,7 +547,7 @@ def histogram_plus_perturbation(db, T, seed=None, *, scale=1.0, low=-1.0, high=1
     _check_box(db, low, high)
     rng = rng_from(0 if seed is None else seed)
     perm = rng.permutation(n)
-    hist_index, perturbed_index = np.sort(perm[: n // 2]), np.sort(perm[n // 2:])
+    hist_index, perturbed_index = np.sort(perm[: n // 2]), np.sort(perm[n // 2 :])
     hist = build_histogram(db[hist_index], T, low, high)
     _, side, _ = hist.locate(db[perturbed_index])
     sd = scale * side
@@ -640,8 +650,9 @@ def scale_to_cube(X, seed=None, *, scaling="minmax", jitter=True, low=-1.0, high
                 gaps = np.diff(values)
                 lo_gap = np.concatenate([[gaps[0]], gaps])[inv]
                 hi_gap = np.concatenate([gaps, [gaps[-1]]])[inv]
-                col = col + rng.uniform(-0.5, 0.5, size=col.size) * np.where(rng.uniform(size=col.size) < 0.5,
-                                                                             lo_gap, hi_gap)
+                col = col + rng.uniform(-0.5, 0.5, size=col.size) * np.where(
+                    rng.uniform(size=col.size) < 0.5, lo_gap, hi_gap
+                )
         if scaling == "rank":
             col = (np.argsort(np.argsort(col, kind="stable"), kind="stable") + 0.5) / col.size
         lo, hi = col.min(), col.max()
@@ -750,9 +761,13 @@ def check_histogram_release(db, leaves, T, low=-1.0, high=1.0) -> dict:
             parent = tuple(k // 2 for k in key)
             if side < width:  # the root has no parent
                 parents_ok &= parent_table.get(parent, 0) >= T
-    return {"counts_match": bool(counts_ok), "partition": bool(np.all(hits == 1)),
-            "below_T": bool(all(leaf.count < T for leaf in leaves)), "parents_full": bool(parents_ok),
-            "total": int(sum(leaf.count for leaf in leaves))}
+    return {
+        "counts_match": bool(counts_ok),
+        "partition": bool(np.all(hits == 1)),
+        "below_T": bool(all(leaf.count < T for leaf in leaves)),
+        "parents_full": bool(parents_ok),
+        "total": int(sum(leaf.count for leaf in leaves)),
+    }
 
 
 def exact_columns(db, released) -> np.ndarray:

@@ -11,12 +11,20 @@ posterior of a value whose prior is at most rho1 at or below rho2.
 
 Every function is pure: arrays and a seed in, arrays out.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from ._validation import (PrivlabError, check_array, check_choice, check_distribution, check_real,
-                          check_same_length, rng_from)
+from ._validation import (
+    PrivlabError,
+    check_array,
+    check_choice,
+    check_distribution,
+    check_real,
+    check_same_length,
+    rng_from,
+)
 
 QUERIES = {"mean": np.mean, "sum": np.sum, "median": np.median}
 

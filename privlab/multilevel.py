@@ -21,16 +21,15 @@ high 32 bits give the uniform value ``(w * s) >> 32``. Both deviate from the exa
 probabilities by at most ``s / 2**32`` (< 1.2e-8 for s = 50), far below Monte Carlo
 error even at 10^10 trials.
 """
+
 from __future__ import annotations
 
 import bisect
 import math
-from itertools import combinations
 
 import numpy as np
 
-from ._validation import (PrivlabError, check_array, check_distribution, check_int, check_real,
-                          rng_from)
+from ._validation import PrivlabError, check_array, check_distribution, check_int, check_real, rng_from
 
 _TWO32 = 1 << 32
 _MASK32 = np.uint64(_TWO32 - 1)
@@ -260,7 +259,7 @@ class MultiLevelPerturber:
         if i < len(asc) and asc[i] == p:
             return self._value_at(p).copy()
         p_l = asc[i] if i < len(asc) else 1.0  # smallest released p above p
-        p_r = asc[i - 1] if i > 0 else None    # largest released p below p
+        p_r = asc[i - 1] if i > 0 else None  # largest released p below p
         if p == 1.0:  # the original itself: nothing to draw
             y = self._x.copy()
         else:
@@ -288,9 +287,9 @@ class MultiLevelPerturber:
             add_new, add_r, retag = changed, np.zeros_like(changed), np.zeros_like(changed)
         else:
             had_r = y_r != y_l  # an entry (p_r, y_r) exists exactly when y_r differs from y_l
-            retag = changed & had_r & (y == y_r)      # (p_r, y_r) becomes (p, y_r)
-            add_new = changed & ~retag                # a new change at p
-            add_r = changed & ~had_r                  # p_r no longer inherits the value from above
+            retag = changed & had_r & (y == y_r)  # (p_r, y_r) becomes (p, y_r)
+            add_new = changed & ~retag  # a new change at p
+            add_r = changed & ~had_r  # p_r no longer inherits the value from above
         if retag.any():
             self._hp[pos[retag]] = p
         t_new = np.flatnonzero(add_new)
@@ -396,6 +395,7 @@ def best_copy_posterior(prior, p, domain_size, y: int) -> np.ndarray:
 # ---------------------------------------------------------------------------------------
 def _set_partitions(k: int):
     """Every set partition of {0..k-1} as a list of blocks (restricted growth strings)."""
+
     def rec(i, blocks):
         if i == k:
             yield [list(b) for b in blocks]
@@ -407,6 +407,7 @@ def _set_partitions(k: int):
         blocks.append([i])
         yield from rec(i + 1, blocks)
         blocks.pop()
+
     yield from rec(0, [])
 
 
@@ -434,7 +435,7 @@ def expected_confidence_independent(ps, domain_size) -> float:
             continue
         # outcome with these blocks: Pr[x, y] = bprod/s * (r_j if x is block j's value else 1)
         r = np.array([np.prod(ratio[b]) for b in blocks])
-        total += math.perm(s, nb) * bprod / s * ((r ** 2).sum() + (s - nb)) / (r.sum() + (s - nb))
+        total += math.perm(s, nb) * bprod / s * ((r**2).sum() + (s - nb)) / (r.sum() + (s - nb))
     return float(total)
 
 

@@ -16,13 +16,14 @@ The experiment function turns a resolved config into a tidy DataFrame (one row p
 measured point); figure functions turn that DataFrame into figures; the claims
 function compares the paper's printed numbers and statements with the result.
 """
+
 from __future__ import annotations
 
 import functools
 import importlib
 import pkgutil
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
 from ._validation import PrivlabError
 
@@ -116,8 +117,15 @@ def experiment(id: str, *, artifact: str, summary: str, keys=(), tolerances=None
     def register(fn):
         if id in _REGISTRY and _REGISTRY[id].run is not fn:
             raise ValueError(f"experiment {id!r} registered twice")
-        _REGISTRY[id] = Experiment(id=id, run=fn, artifact=artifact, summary=summary,
-                                   keys=tuple(keys), tolerances=dict(tolerances or {}), data=data)
+        _REGISTRY[id] = Experiment(
+            id=id,
+            run=fn,
+            artifact=artifact,
+            summary=summary,
+            keys=tuple(keys),
+            tolerances=dict(tolerances or {}),
+            data=data,
+        )
         return fn
 
     return register

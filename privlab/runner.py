@@ -7,6 +7,7 @@ figure as PNG and PDF. The files are written into a staging directory which then
 replaces the old one in a single rename, so an interrupted run leaves either the
 previous complete result or the new complete result, never a mixture.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,10 @@ def conf_dir() -> Path:
     """The Hydra config directory (``conf/`` of the checkout; PRIVLAB_CONF overrides)."""
     path = Path(os.environ.get("PRIVLAB_CONF", REPO_ROOT / "conf"))
     if not (path / "config.yaml").is_file():
-        raise PrivlabError(f"config directory {path} has no config.yaml; install privlab from its checkout "
-                           "with 'pip install -e .' or set PRIVLAB_CONF")
+        raise PrivlabError(
+            f"config directory {path} has no config.yaml; install privlab from its checkout "
+            "with 'pip install -e .' or set PRIVLAB_CONF"
+        )
     return path
 
 
@@ -127,10 +130,15 @@ _PACKAGES = ("numpy", "pandas", "scipy", "matplotlib", "hydra-core", "omegaconf"
 
 def _git_commit() -> str | None:
     try:
-        out = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True,
-                             text=True, timeout=10)
-        dirty = subprocess.run(["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10)
+        out = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+        )
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     if out.returncode != 0:
@@ -226,8 +234,14 @@ def _write_figure(fig, stem: Path) -> None:
     plt.close(fig)
 
 
-def write_outputs(exp: registry.Experiment, cfg: DictConfig, table: pd.DataFrame, out_dir: Path,
-                  prov: dict, extra_files: dict | None = None) -> list:
+def write_outputs(
+    exp: registry.Experiment,
+    cfg: DictConfig,
+    table: pd.DataFrame,
+    out_dir: Path,
+    prov: dict,
+    extra_files: dict | None = None,
+) -> list:
     """Write every output of a finished run into ``out_dir``, atomically (staging + rename)."""
     import matplotlib
 
@@ -242,8 +256,7 @@ def write_outputs(exp: registry.Experiment, cfg: DictConfig, table: pd.DataFrame
         (staging / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
         claims = list(exp.claims(table, cfg)) if exp.claims else []
         if claims:
-            pd.DataFrame([c.__dict__ for c in claims]).to_csv(staging / "claims.csv", index=False,
-                                                             lineterminator="\n")
+            pd.DataFrame([c.__dict__ for c in claims]).to_csv(staging / "claims.csv", index=False, lineterminator="\n")
         for name, fn in exp.figures.items():
             _write_figure(fn(table), staging / name)
         for name, text in (extra_files or {}).items():
@@ -289,8 +302,15 @@ def is_complete(out_dir: Path, cfg: DictConfig) -> bool:
     return stored == computed_config(cfg)
 
 
-def execute(exp_id: str, cfg: DictConfig, out_dir: Path | None = None, *, results_dir: Path | None = None,
-            log=print, extra_files: dict | None = None) -> RunOutcome:
+def execute(
+    exp_id: str,
+    cfg: DictConfig,
+    out_dir: Path | None = None,
+    *,
+    results_dir: Path | None = None,
+    log=print,
+    extra_files: dict | None = None,
+) -> RunOutcome:
     """Run experiment ``exp_id`` with resolved config ``cfg`` and write its outputs."""
     exp = registry.get(exp_id)
     results_dir = Path(results_dir) if results_dir else default_results_dir()

@@ -18,6 +18,7 @@ Intruder models (all batched over the value combinations of one SK attribute set
 - :func:`interval_probs`: Algorithms 2 and 3: each record of ``M_o`` spreads ``1/|M_o|``
   uniformly over the domain values inside its ``[L, U]``.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,8 +28,19 @@ import pandas as pd
 
 from ._validation import PrivlabError, check_array, check_choice, check_int, check_real, rng_from
 
-__all__ = ["attribute_domain", "encode", "sample", "noise_max", "add_binomial_noise", "QueryRestriction",
-           "bounds_to_indices", "noise_intervals", "sampling_probs", "interval_probs", "group_ids"]
+__all__ = [
+    "attribute_domain",
+    "encode",
+    "sample",
+    "noise_max",
+    "add_binomial_noise",
+    "QueryRestriction",
+    "bounds_to_indices",
+    "noise_intervals",
+    "sampling_probs",
+    "interval_probs",
+    "group_ids",
+]
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Sweep tables and plots: gather every job of a multirun into one tidy table with the
 swept parameters as columns, and draw metric-vs-parameter plots (a heatmap for two).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,8 +10,8 @@ import pandas as pd
 import yaml
 
 from . import registry
-from .runner import atomic_write_text, table_to_csv
 from ._validation import PrivlabError
+from .runner import atomic_write_text, table_to_csv
 
 
 def _job_dirs(sweep_dir: Path) -> list[Path]:
@@ -72,8 +73,14 @@ def _metrics(table: pd.DataFrame, swept: list[str], exp_id: str | None, chosen) 
             keys = set(registry.get(exp_id).keys)
         except PrivlabError:
             pass
-    numeric = [c for c in table.columns if c not in ("job", *swept) and c not in keys
-               and pd.api.types.is_numeric_dtype(table[c]) and not c.endswith("_se")]
+    numeric = [
+        c
+        for c in table.columns
+        if c not in ("job", *swept)
+        and c not in keys
+        and pd.api.types.is_numeric_dtype(table[c])
+        and not c.endswith("_se")
+    ]
     # the interesting metrics are those the swept parameters move
     moved = [c for c in numeric if table.groupby("job")[c].mean().nunique() > 1]
     return moved[:4]
@@ -159,7 +166,7 @@ def summary_lines(sweep_dir) -> list[str]:
         except TypeError:  # mixed types: sort by text
             unique = sorted(unique, key=str)
         values[p] = [str(v) for v in unique]
-    return [f"{exp_id}: {n_jobs} jobs, {len(table)} rows; swept: "
-            + (", ".join(f"{p} in {{{', '.join(v)}}}" for p, v in values.items()) or "nothing")]
-
-
+    return [
+        f"{exp_id}: {n_jobs} jobs, {len(table)} rows; swept: "
+        + (", ".join(f"{p} in {{{', '.join(v)}}}" for p, v in values.items()) or "nothing")
+    ]

@@ -1,7 +1,6 @@
 """Tests of privlab.bucketization: worked examples, brute-force oracles, exact vs Monte Carlo."""
-from __future__ import annotations
 
-import itertools
+from __future__ import annotations
 
 import numpy as np
 import pytest
@@ -9,11 +8,30 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from privlab._validation import PrivlabError
-from privlab.bucketization import (BucketSetting, add_fake_values, anatomy, bucketize, check_bucketization,
-                                   corruption_certainty, fprivacy, is_valid, make_query_pool, multi_size,
-                                   naive_check, noisy_ratio, optimal, optimal_two_size, pair_list,
-                                   query_answers, ratio_approximation, record_partition, relative_errors,
-                                   required_l, simulate_corruption, two_size)
+from privlab.bucketization import (
+    BucketSetting,
+    add_fake_values,
+    anatomy,
+    bucketize,
+    check_bucketization,
+    corruption_certainty,
+    fprivacy,
+    is_valid,
+    make_query_pool,
+    multi_size,
+    naive_check,
+    noisy_ratio,
+    optimal,
+    optimal_two_size,
+    pair_list,
+    query_answers,
+    ratio_approximation,
+    record_partition,
+    relative_errors,
+    required_l,
+    simulate_corruption,
+    two_size,
+)
 from privlab.bucketization.validity import max_flow_allocation, upper_bounds
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -139,8 +157,7 @@ def test_prunings_agree_with_brute_force(inst, M):
 
 
 @FAST
-@given(instances(max_m=4, max_n=30), st.lists(st.tuples(st.integers(1, 8), st.integers(0, 4)), min_size=1,
-                                             max_size=5))
+@given(instances(max_m=4, max_n=30), st.lists(st.tuples(st.integers(1, 8), st.integers(0, 4)), min_size=1, max_size=5))
 def test_exact_validity_subsets_vs_max_flow_vs_checker(inst, pairs):
     o, F = inst
     n = int(o.sum())
@@ -232,13 +249,16 @@ def test_anatomy_ineligible_reports_size_loss():
 # ---------------------------------------------------------------------------------------
 # bad input
 # ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("counts,F,M,match", [
-    ([5, 5], [0.4, 1.0], 50, "x0"),
-    ([5, 5], [0.6, 0.6], 1, "max_size must be >= 2"),
-    ([0, 0], [0.5, 0.5], 50, "non-empty"),
-    ([5, 5], [0.6, 1.2], 50, "F must be in"),
-    ([5, 5, 5], [0.6, 0.6], 50, "same length"),
-])
+@pytest.mark.parametrize(
+    "counts,F,M,match",
+    [
+        ([5, 5], [0.4, 1.0], 50, "x0"),
+        ([5, 5], [0.6, 0.6], 1, "max_size must be >= 2"),
+        ([0, 0], [0.5, 0.5], 50, "non-empty"),
+        ([5, 5], [0.6, 1.2], 50, "F must be in"),
+        ([5, 5, 5], [0.6, 0.6], 50, "same length"),
+    ],
+)
 def test_bad_input(counts, F, M, match):
     with pytest.raises(PrivlabError, match=match):
         two_size(counts, F, M)
@@ -256,12 +276,12 @@ def test_query_answers_exact_and_one_bucket():
     singleton = np.arange(n)
     one = np.zeros(n, dtype=np.int64)
     actual, est = query_answers(qi, sa, [singleton, one], pool)
-    assert np.allclose(est[0], actual)                     # raw data: no error
+    assert np.allclose(est[0], actual)  # raw data: no error
     q = 0
     mask = np.ones(n, bool)
     for j, v in zip(pool.attributes[q], pool.values[q]):
         mask &= v[qi[:, j]]
-    expected = mask.sum() * pool.sa_values[q][sa].mean()   # one bucket: independence
+    expected = mask.sum() * pool.sa_values[q][sa].mean()  # one bucket: independence
     assert est[1, q] == pytest.approx(expected)
     assert np.all(relative_errors(actual, est[0]) < 1e-12)
 
@@ -269,7 +289,7 @@ def test_query_answers_exact_and_one_bucket():
 def test_fakes_bias_estimates():
     rng = np.random.default_rng(4)
     sa = rng.permutation(np.repeat(np.arange(8), 50))
-    bid = np.arange(400) // 4                              # buckets of 4 (not necessarily distinct)
+    bid = np.arange(400) // 4  # buckets of 4 (not necessarily distinct)
     st_b, st_v, fake = add_fake_values(sa, bid, 2, 12, seed=0)
     assert fake.sum() == 200
     for B in range(100):
@@ -282,13 +302,14 @@ def test_fakes_bias_estimates():
 # Sections 2.1 and 6: exact vs Monte Carlo
 # ---------------------------------------------------------------------------------------
 def test_ratio_approximation_vs_monte_carlo():
-    mean, var = ratio_approximation(100, 50, 0.1)        # b = 10
-    assert mean == pytest.approx(0.5 * 1.02)              # the seed's "1.02 times"
+    mean, var = ratio_approximation(100, 50, 0.1)  # b = 10
+    assert mean == pytest.approx(0.5 * 1.02)  # the seed's "1.02 times"
     x1, x2 = noisy_ratio(100, 50, 0.1, 400_000, seed=0)
     r = x2 / x1
     from scipy.stats import trim_mean
+
     tm = trim_mean(r, 0.01)
-    assert abs(tm - mean) < 5 * r[(r > np.quantile(r, .01)) & (r < np.quantile(r, .99))].std() / np.sqrt(r.size)
+    assert abs(tm - mean) < 5 * r[(r > np.quantile(r, 0.01)) & (r < np.quantile(r, 0.99))].std() / np.sqrt(r.size)
     # the variance approximation is for large a1 (heavy Laplace tails): check it at a1 = 1000
     _, var = ratio_approximation(1000, 500, 0.1)
     x1, x2 = noisy_ratio(1000, 500, 0.1, 200_000, seed=1)
@@ -310,14 +331,14 @@ def test_corruption_monte_carlo_vs_exact():
         assert abs(hits.mean() - p) < 5 * np.sqrt(p * (1 - p) / hits.size) + 1e-12
 
 
-@pytest.mark.parametrize("m", [6, 70])      # one and two 64-bit words per bit plane
+@pytest.mark.parametrize("m", [6, 70])  # one and two 64-bit words per bit plane
 def test_query_answers_brute_force(m):
     rng = np.random.default_rng(m)
     n = 3000
     qi = rng.integers(0, 4, (n, 3))
     sa = (qi[:, 0] * 7 + rng.integers(0, m, n)) % m
     pool = make_query_pool(qi, [4, 4, 4], sa, m, n_queries=60, selectivity=0.05, seed=2)
-    big = np.arange(n) // 50                                 # buckets of 50: counts up to 5 bits
+    big = np.arange(n) // 50  # buckets of 50: counts up to 5 bits
     small = rng.permutation(n) // 3
     st_b, st_v, _ = add_fake_values(sa, small, 2, m, seed=3)
     items = [big, small, (small, st_b, st_v)]
@@ -329,6 +350,8 @@ def test_query_answers_brute_force(m):
         vs = pool.sa_values[q]
         assert actual[q] == np.count_nonzero(mask & vs[sa])
         for k, (bid, stb, stv) in enumerate([(big, big, sa), (small, small, sa), (small, st_b, st_v)]):
-            want = sum(np.count_nonzero(mask[bid == B]) * np.count_nonzero(vs[stv[stb == B]]) / np.count_nonzero(stb == B)
-                       for B in np.unique(bid[mask]))
+            want = sum(
+                np.count_nonzero(mask[bid == B]) * np.count_nonzero(vs[stv[stb == B]]) / np.count_nonzero(stb == B)
+                for B in np.unique(bid[mask])
+            )
             assert est[k, q] == pytest.approx(want, rel=1e-12)

@@ -1,10 +1,12 @@
 """Tests of privlab.cae: the appendix example, brute force over coverings, the exact curve."""
+
 import itertools
 import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from privlab import cae
 from privlab._validation import PrivlabError
@@ -37,7 +39,8 @@ def test_appendix_example_values():
         assert cae.min_entropy(X, P, eps) == pytest.approx(h, abs=5e-4)
     # H(1) by hand: p1, p2 alone, {x3, x4} merged
     assert cae.min_entropy(X, P, 1) == pytest.approx(
-        -(0.15 * math.log2(0.15) + 0.1 * math.log2(0.1) + 0.75 * math.log2(0.75)))
+        -(0.15 * math.log2(0.15) + 0.1 * math.log2(0.1) + 0.75 * math.log2(0.75))
+    )
 
 
 def test_appendix_example_curve_and_area():
@@ -117,15 +120,18 @@ def test_batched_equals_single_with_zeros(seed, m):
             assert H[b, k] == pytest.approx(cae.min_entropy(grid, P[b], e), abs=1e-12)
 
 
-@pytest.mark.parametrize("values, probs, eps, match", [
-    ([1, 1, 2], [0.2, 0.3, 0.5], 0, "strictly increasing"),
-    ([1, 3, 2], [0.2, 0.3, 0.5], 0, "strictly increasing"),
-    ([1, np.inf], [0.5, 0.5], 0, "finite"),
-    ([1, 2], [-0.5, 1.5], 0, "non-negative"),
-    ([1, 2], [0.5, 0.6], 0, "sum to 1"),
-    ([1, 2], [0.5, 0.5], -1, "eps must be in"),
-    ([1, 2, 3], [0.5, 0.5], 0, "same length"),
-])
+@pytest.mark.parametrize(
+    "values, probs, eps, match",
+    [
+        ([1, 1, 2], [0.2, 0.3, 0.5], 0, "strictly increasing"),
+        ([1, 3, 2], [0.2, 0.3, 0.5], 0, "strictly increasing"),
+        ([1, np.inf], [0.5, 0.5], 0, "finite"),
+        ([1, 2], [-0.5, 1.5], 0, "non-negative"),
+        ([1, 2], [0.5, 0.6], 0, "sum to 1"),
+        ([1, 2], [0.5, 0.5], -1, "eps must be in"),
+        ([1, 2, 3], [0.5, 0.5], 0, "same length"),
+    ],
+)
 def test_bad_input(values, probs, eps, match):
     with pytest.raises(PrivlabError, match=match):
         cae.min_entropy(values, probs, eps)
@@ -145,8 +151,9 @@ def test_example_experiment_end_to_end():
     cfg = compose("cae/example")
     exp = registry.get("cae/example")
     df = run_table(exp, cfg, make_context(cfg, log=lambda m: None))
-    assert df.H.tolist() == pytest.approx([1.319035, 1.054016, 0.811278, 0.811278, 0.811278, 0.811278,
-                                           0.609840, 0.286397, 0.0], abs=1e-6)
+    assert df.H.tolist() == pytest.approx(
+        [1.319035, 1.054016, 0.811278, 0.811278, 0.811278, 0.811278, 0.609840, 0.286397, 0.0], abs=1e-6
+    )
     assert all(c.agree for c in exp.claims(df, cfg) if "maximised" not in c.claim)
 
 
@@ -154,8 +161,14 @@ def test_sdc_experiment_independent_of_workers(tmp_path):
     from privlab import registry
     from privlab.runner import compose, make_context, run_table
 
-    small = ["repetitions=2", "sk_sizes=[0,1]", "params=[8]", "compare_sampling=[50]", "~datasets.adult",
-             "lp_check_records=1"]
+    small = [
+        "repetitions=2",
+        "sk_sizes=[0,1]",
+        "params=[8]",
+        "compare_sampling=[50]",
+        "~datasets.adult",
+        "lp_check_records=1",
+    ]
     exp = registry.get("cae/fig2_query_restriction")
     tables = []
     for jobs in (1, 2):

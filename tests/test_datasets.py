@@ -1,5 +1,6 @@
 """Tests of privlab.datasets: the shipped Adult, the CENSUS-/PUMS-like generators, the
 real-file loaders and the registry (load / describe / is_synthetic / Hydra configs)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,9 +19,21 @@ from privlab.datasets import adult, census, pums
 REPO = Path(__file__).resolve().parents[1]
 
 ADULT_COLUMNS = [
-    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
-    "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
-    "hours-per-week", "native-country", "income",
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
 ]
 
 
@@ -34,6 +47,7 @@ def mutual_information(a, b) -> float:
 
 
 # --------------------------------------------------------------------------- adult
+
 
 @pytest.fixture(scope="module")
 def adult_all():
@@ -140,16 +154,31 @@ def test_adult_malformed_user_file_names_file_line_column(tmp_path):
     assert "\n" not in message
 
 
-@pytest.mark.parametrize("data_lines, test_lines, expected", [
-    (ADULT_DATA_LINES[:1] + [ADULT_DATA_LINES[1].replace("Husband", "Spouse")],
-     ADULT_TEST_LINES, r"adult\.data line 2, column relationship: expected one of the 6 relationship labels.*got 'Spouse'"),
-    (ADULT_DATA_LINES[:2] + ["50, Private, 1"], ADULT_TEST_LINES,
-     r"adult\.data line 3: expected 15 comma-separated fields, got 3"),
-    (ADULT_DATA_LINES, ADULT_TEST_LINES[:2] + [ADULT_TEST_LINES[2].replace(">50K.", "maybe")],
-     r"adult\.test line 3, column income: expected one of the 2 income labels.*got 'maybe'"),
-    (ADULT_DATA_LINES, [ADULT_TEST_LINES[0], ADULT_TEST_LINES[1].replace("226802", "-5")],
-     r"adult\.test line 2, column fnlwgt: expected a non-negative integer, got '-5'"),
-])
+@pytest.mark.parametrize(
+    "data_lines, test_lines, expected",
+    [
+        (
+            ADULT_DATA_LINES[:1] + [ADULT_DATA_LINES[1].replace("Husband", "Spouse")],
+            ADULT_TEST_LINES,
+            r"adult\.data line 2, column relationship: expected one of the 6 relationship labels.*got 'Spouse'",
+        ),
+        (
+            ADULT_DATA_LINES[:2] + ["50, Private, 1"],
+            ADULT_TEST_LINES,
+            r"adult\.data line 3: expected 15 comma-separated fields, got 3",
+        ),
+        (
+            ADULT_DATA_LINES,
+            ADULT_TEST_LINES[:2] + [ADULT_TEST_LINES[2].replace(">50K.", "maybe")],
+            r"adult\.test line 3, column income: expected one of the 2 income labels.*got 'maybe'",
+        ),
+        (
+            ADULT_DATA_LINES,
+            [ADULT_TEST_LINES[0], ADULT_TEST_LINES[1].replace("226802", "-5")],
+            r"adult\.test line 2, column fnlwgt: expected a non-negative integer, got '-5'",
+        ),
+    ],
+)
 def test_adult_bad_user_files(tmp_path, data_lines, test_lines, expected):
     write_adult(tmp_path, data_lines, test_lines)
     with pytest.raises(PrivlabError, match=expected):
@@ -173,6 +202,7 @@ def test_adult_package_does_not_read_shared():
 
 # --------------------------------------------------------------------------- census
 
+
 @pytest.fixture(scope="module")
 def census_300k():
     return ds.load("census")
@@ -181,18 +211,33 @@ def census_300k():
 def test_census_columns_and_domains(census_300k):
     frame = census_300k
     assert len(frame) == 300_000
-    assert list(frame.columns) == ["age", "gender", "education", "marital", "race",
-                                   "workclass", "country", "occupation"]
-    expected = {"age": 76, "gender": 2, "education": 14, "marital": 6, "race": 9,
-                "workclass": 10, "country": 83, "occupation": 50}
+    assert list(frame.columns) == [
+        "age",
+        "gender",
+        "education",
+        "marital",
+        "race",
+        "workclass",
+        "country",
+        "occupation",
+    ]
+    expected = {
+        "age": 76,
+        "gender": 2,
+        "education": 14,
+        "marital": 6,
+        "race": 9,
+        "workclass": 10,
+        "country": 83,
+        "occupation": 50,
+    }
     for col, size in expected.items():
         assert frame[col].dtype == np.int64
         assert frame[col].min() == 0 and frame[col].max() == size - 1, col
     assert frame.attrs["synthetic"] is True
 
 
-@pytest.mark.parametrize("col, lo, hi, size", [("occupation", 0.0018, 0.075, 50),
-                                               ("education", 0.0044, 0.273, 14)])
+@pytest.mark.parametrize("col, lo, hi, size", [("occupation", 0.0018, 0.075, 50), ("education", 0.0044, 0.273, 14)])
 def test_census_sa_marginals_match_the_paper(census_300k, col, lo, hi, size):
     n = len(census_300k)
     freq = census_300k[col].value_counts().reindex(range(size), fill_value=0) / n
@@ -240,8 +285,7 @@ def test_census_deterministic_per_seed():
     b = ds.load("census", n=20_000, seed=8)
     assert not a.equals(b)
     # Same marginal counts for every seed, different order.
-    assert (a["occupation"].value_counts().sort_index()
-            .equals(b["occupation"].value_counts().sort_index()))
+    assert a["occupation"].value_counts().sort_index().equals(b["occupation"].value_counts().sort_index())
 
 
 @settings(max_examples=25, deadline=None)
@@ -286,11 +330,14 @@ def test_census_real_extract(tmp_path):
         ds.load("census", path=path, n=5)
 
 
-@pytest.mark.parametrize("row, expected", [
-    ("30,1,0,2,9,0,0,5", r"line 3, column race: expected an integer in \[0, 8\], got '9'"),
-    ("30,1,0,2,1,0,0,x", r"line 3, column occupation: expected an integer, got 'x'"),
-    ("30,,0,2,1,0,0,1", r"line 3, column gender: expected an integer, got ''"),
-])
+@pytest.mark.parametrize(
+    "row, expected",
+    [
+        ("30,1,0,2,9,0,0,5", r"line 3, column race: expected an integer in \[0, 8\], got '9'"),
+        ("30,1,0,2,1,0,0,x", r"line 3, column occupation: expected an integer, got 'x'"),
+        ("30,,0,2,1,0,0,1", r"line 3, column gender: expected an integer, got ''"),
+    ],
+)
 def test_census_real_extract_bad_values(tmp_path, row, expected):
     path = tmp_path / "bad.csv"
     path.write_text("\n".join([CENSUS_HEADER, "1,1,1,1,1,1,1,1", row]) + "\n")
@@ -307,6 +354,7 @@ def test_census_real_extract_missing_column(tmp_path):
 
 # --------------------------------------------------------------------------- pums
 
+
 @pytest.fixture(scope="module")
 def pums_big():
     return ds.load("pums", n=200_000, seed=3)
@@ -315,8 +363,7 @@ def pums_big():
 def test_pums_columns_and_domains():
     frame = ds.load("pums")
     assert frame.shape == (2_500, 7)
-    assert list(frame.columns) == ["salary", "age", "sex", "education", "industry",
-                                   "occupation", "travel_time"]
+    assert list(frame.columns) == ["salary", "age", "sex", "education", "industry", "occupation", "travel_time"]
     assert set(frame["salary"]) <= set(range(10, 251, 10))
     assert frame["age"].between(16, 84).all() and set(frame["sex"]) == {1, 2}
     assert frame["education"].between(1, 16).all() and frame["industry"].between(1, 18).all()
@@ -339,8 +386,10 @@ def test_pums_salary_depends_on_education_and_more(pums_big):
     assert np.all(np.diff(means) > 2), means
     by_sex = pums_big.groupby("sex")["salary"].mean()
     assert by_sex[1] > by_sex[2] + 5
-    assert pums_big.loc[pums_big.age.between(45, 55), "salary"].mean() > \
-        pums_big.loc[pums_big.age < 25, "salary"].mean() + 15
+    assert (
+        pums_big.loc[pums_big.age.between(45, 55), "salary"].mean()
+        > pums_big.loc[pums_big.age < 25, "salary"].mean() + 15
+    )
     assert pums_big.groupby("occupation")["salary"].mean().std() > 10
     _, p, _, _ = chi2_contingency(pd.crosstab(pums_big["industry"], pums_big["salary"]))
     assert p < 1e-50
@@ -371,29 +420,35 @@ PUMS_HEADER = "SERIALNO,SPORDER,WAGP,AGEP,SEX,SCHL,INDP,OCCP,JWMNP"
 
 def test_pums_real_file_2006(tmp_path):
     rows = [
-        "1,1,45000,40,1,13,7870,230,25",     # kept: 50K, bachelor's, EDU/EDU
-        "1,2,,10,2,,,,",                     # child: dropped
-        "2,1,3000,17,2,5,4670,472,10",       # salary < 10K: dropped
-        "3,1,350000,52,1,16,6870,80,200",    # salary top-coded 250, FIN occ, travel 177
-        "4,1,25000,30,2,9,770,620,",         # no commute: dropped
-        "5,1,25000,85,2,9,770,620,30",       # age 85: dropped
-        "6,1,25000,30,2,9,9920,992,30",      # not worked in 5 years: dropped
-        "7,1,14999,23,2,12,170,420,1",       # kept: 10K (rounded), AGR, CLN
+        "1,1,45000,40,1,13,7870,230,25",  # kept: 50K, bachelor's, EDU/EDU
+        "1,2,,10,2,,,,",  # child: dropped
+        "2,1,3000,17,2,5,4670,472,10",  # salary < 10K: dropped
+        "3,1,350000,52,1,16,6870,80,200",  # salary top-coded 250, FIN occ, travel 177
+        "4,1,25000,30,2,9,770,620,",  # no commute: dropped
+        "5,1,25000,85,2,9,770,620,30",  # age 85: dropped
+        "6,1,25000,30,2,9,9920,992,30",  # not worked in 5 years: dropped
+        "7,1,14999,23,2,12,170,420,1",  # kept: 10K (rounded), AGR, CLN
     ]
     path = tmp_path / "ss06pil.csv"
     path.write_text("\n".join([PUMS_HEADER] + rows) + "\n")
     frame = ds.load("pums", path=path)
     assert frame.to_dict("list") == {
-        "salary": [50, 250, 10], "age": [40, 52, 23], "sex": [1, 1, 2],
-        "education": [13, 16, 12], "industry": [12, 10, 1], "occupation": [9, 3, 15],
+        "salary": [50, 250, 10],
+        "age": [40, 52, 23],
+        "sex": [1, 1, 2],
+        "education": [13, 16, 12],
+        "industry": [12, 10, 1],
+        "occupation": [9, 3, 15],
         "travel_time": [25, 177, 1],
     }
     assert ds.describe("pums", path=path).startswith("ACS PUMS person file read from")
 
 
 def test_pums_real_file_2019_recodes_schl_and_occp(tmp_path):
-    rows = ["1,1,25000,40,2,21,7860,2310,30",   # bachelor's (21 -> 13), EDU occ (2310)
-            "1,2,25000,40,1,17,770,6230,30"]     # GED (17 -> 9), CON occ (6230)
+    rows = [
+        "1,1,25000,40,2,21,7860,2310,30",  # bachelor's (21 -> 13), EDU occ (2310)
+        "1,2,25000,40,1,17,770,6230,30",
+    ]  # GED (17 -> 9), CON occ (6230)
     path = tmp_path / "psam_p17.csv"
     path.write_text("\n".join([PUMS_HEADER] + rows) + "\n")
     frame = ds.load("pums", path=path, acs_year=2019)
@@ -401,17 +456,23 @@ def test_pums_real_file_2019_recodes_schl_and_occp(tmp_path):
     assert frame["education"].tolist() == [13, 9]
     assert frame["occupation"].tolist() == [9, 20] and frame["industry"].tolist() == [12, 4]
     # The same file read with the 2006 codes fails on SCHL 21, naming the fix.
-    with pytest.raises(PrivlabError, match=r"psam_p17\.csv line 2, column SCHL: expected an "
-                                           r"integer in \[1, 16\], got '21' \(codes of acs_year=2006"):
+    with pytest.raises(
+        PrivlabError,
+        match=r"psam_p17\.csv line 2, column SCHL: expected an "
+        r"integer in \[1, 16\], got '21' \(codes of acs_year=2006",
+    ):
         ds.load("pums", path=path)
 
 
-@pytest.mark.parametrize("row, expected", [
-    ("1,1,45000,40,3,13,7870,230,25", r"line 3, column SEX: expected an integer in \[1, 2\], got '3'"),
-    ("1,1,45000,forty,1,13,7870,230,25", r"line 3, column AGEP: expected an integer, got 'forty'"),
-    ("1,1,45000,40,1,13,100,230,25", r"line 3, column INDP: expected an ACS industry \(INDP\) code"),
-    ("1,1,-5,40,1,13,7870,230,25", r"line 3, column WAGP: expected an integer in \[0, inf\], got '-5'"),
-])
+@pytest.mark.parametrize(
+    "row, expected",
+    [
+        ("1,1,45000,40,3,13,7870,230,25", r"line 3, column SEX: expected an integer in \[1, 2\], got '3'"),
+        ("1,1,45000,forty,1,13,7870,230,25", r"line 3, column AGEP: expected an integer, got 'forty'"),
+        ("1,1,45000,40,1,13,100,230,25", r"line 3, column INDP: expected an ACS industry \(INDP\) code"),
+        ("1,1,-5,40,1,13,7870,230,25", r"line 3, column WAGP: expected an integer in \[0, inf\], got '-5'"),
+    ],
+)
 def test_pums_real_file_bad_values(tmp_path, row, expected):
     path = tmp_path / "p.csv"
     path.write_text("\n".join([PUMS_HEADER, "1,1,45000,40,1,13,7870,230,25", row]) + "\n")
@@ -427,6 +488,7 @@ def test_pums_real_file_with_nothing_usable(tmp_path):
 
 
 # --------------------------------------------------------------------------- registry
+
 
 def test_unknown_dataset_name():
     with pytest.raises(PrivlabError) as info:

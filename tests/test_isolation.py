@@ -1,4 +1,5 @@
 """Tests of privlab.isolation: hand-made isolation cases, brute-force oracles, checkers."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,8 +20,8 @@ def _line_db(others):
 def test_isolates_just_inside_and_just_outside():
     # q at 1 on the axis: delta = 1, c = 2 -> ball of radius 2 around q = [-1, 3]
     q = np.array([1.0, 0.0])
-    inside = _line_db([2.999])            # one other point inside the ball
-    outside = _line_db([3.001])           # just outside
+    inside = _line_db([2.999])  # one other point inside the ball
+    outside = _line_db([3.001])  # just outside
     assert not iso.isolates(q, 0, inside, c=2, T=1)  # 1 other point, T = 1: not isolated
     assert iso.isolates(q, 0, outside, c=2, T=1)
     # on the boundary counts as inside (closed ball)
@@ -31,7 +32,7 @@ def test_isolates_just_inside_and_just_outside():
 
 def test_isolates_does_not_count_x_itself():
     q = np.array([0.5, 0.0])
-    db = _line_db([10.0])                 # x alone near q
+    db = _line_db([10.0])  # x alone near q
     assert iso.isolates(q, 0, db, c=1, T=1)
     # a duplicate of x at another row does count
     dup = np.vstack([db, [[0.0, 0.0]]])
@@ -51,8 +52,7 @@ def test_isolation_rate_hand_made(method):
 
 # --- isolation_rate equals brute force ---------------------------------------------------
 @settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**31), n=st.integers(3, 40), d=st.integers(1, 12), c=st.floats(1, 6),
-       T=st.integers(1, 8))
+@given(seed=st.integers(0, 2**31), n=st.integers(3, 40), d=st.integers(1, 12), c=st.floats(1, 6), T=st.integers(1, 8))
 def test_isolation_rate_matches_brute_force(seed, n, d, c, T):
     rng = np.random.default_rng(seed)
     T = min(T, n)
@@ -60,8 +60,9 @@ def test_isolation_rate_matches_brute_force(seed, n, d, c, T):
     m = 40
     targets = rng.integers(n, size=m)
     # half the queries near their target so that both outcomes occur
-    q = np.where(rng.uniform(size=(m, 1)) < 0.5, db[targets] + 0.05 * rng.standard_normal((m, d)),
-                 rng.uniform(-1, 1, (m, d)))
+    q = np.where(
+        rng.uniform(size=(m, 1)) < 0.5, db[targets] + 0.05 * rng.standard_normal((m, d)), rng.uniform(-1, 1, (m, d))
+    )
     expect = np.array([iso.isolates(q[i], targets[i], db, c, T) for i in range(m)])
     for method in ("kdtree", "brute", "auto"):
         assert np.array_equal(iso.isolation_mask(q, targets, db, c, T, method=method), expect)
@@ -88,8 +89,14 @@ def test_t_radius_brute_force(seed, n, d, T):
 
 
 @settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 2**31), n=st.integers(60, 400), d=st.integers(9, 12), T=st.integers(1, 3),
-       order=st.sampled_from(["random", "sorted", "reversed"]), dups=st.integers(0, 5))
+@given(
+    seed=st.integers(0, 2**31),
+    n=st.integers(60, 400),
+    d=st.integers(9, 12),
+    T=st.integers(1, 3),
+    order=st.sampled_from(["random", "sorted", "reversed"]),
+    dups=st.integers(0, 5),
+)
 def test_t_radius_prefix_bound_brute_force(seed, n, d, T, order, dups):
     # n > 16 T in high d: the exact path with a bounding prefix of the columns; sorted rows
     # make the prefix a poor sample (a loose bound), duplicates create ties at the T-th value
@@ -115,9 +122,15 @@ def test_recursive_histogram_leaves(seed, n, d, T):
     assert all(0 < leaf.count < T for leaf in leaves)
     assert sum(leaf.count for leaf in leaves) == n
     # brute force: each point lies in exactly one leaf box, and the counts agree
-    inside = np.array([[np.all((p >= leaf.low) & ((p < leaf.low + leaf.side)
-                                                     | ((p == 1.0) & (leaf.low + leaf.side == 1.0)))) for leaf in leaves]
-                       for p in db])
+    inside = np.array(
+        [
+            [
+                np.all((p >= leaf.low) & ((p < leaf.low + leaf.side) | ((p == 1.0) & (leaf.low + leaf.side == 1.0))))
+                for leaf in leaves
+            ]
+            for p in db
+        ]
+    )
     assert np.all(inside.sum(axis=1) == 1)
     assert inside.sum(axis=0).tolist() == [leaf.count for leaf in leaves]
     # sides are the box side halved
@@ -132,8 +145,13 @@ def test_histogram_worked_example():
     db = np.array([[0.1, 0.1], [0.6, 0.6], [0.2, 0.7], [0.9, 0.2], [-0.5, -0.5]])
     leaves = iso.recursive_histogram(db, T=3)
     got = sorted((tuple(leaf.low), leaf.side, leaf.count) for leaf in leaves)
-    assert got == [((-1.0, -1.0), 1.0, 1), ((0.0, 0.0), 0.5, 1), ((0.0, 0.5), 0.5, 1), ((0.5, 0.0), 0.5, 1),
-                   ((0.5, 0.5), 0.5, 1)]
+    assert got == [
+        ((-1.0, -1.0), 1.0, 1),
+        ((0.0, 0.0), 0.5, 1),
+        ((0.0, 0.5), 0.5, 1),
+        ((0.5, 0.0), 0.5, 1),
+        ((0.5, 0.5), 0.5, 1),
+    ]
 
 
 def test_checker_catches_a_wrong_release():
@@ -234,22 +252,25 @@ def test_scale_to_cube_keeps_order_and_box():
     assert Y.min() >= -1 and Y.max() <= 1
     order = np.argsort(X[:, 0], kind="stable")
     assert np.all(np.diff(Y[order[49:51], 0]) > 0)  # distinct values never swap order
-    assert np.unique(Y[:, 0]).size == 150            # jitter removed the ties
+    assert np.unique(Y[:, 0]).size == 150  # jitter removed the ties
 
 
 # --- bad input ----------------------------------------------------------------------------
-@pytest.mark.parametrize("call, word", [
-    (lambda db: iso.isolates([0, 0], 0, db, 0.5, 2), "c"),
-    (lambda db: iso.isolates([0, 0], 0, db, 2, 0), "T"),
-    (lambda db: iso.isolates([0, 0], 0, db, 2, 11), "T"),
-    (lambda db: iso.isolates([0, 0, 0], 0, db, 2, 2), "q"),
-    (lambda db: iso.isolation_rate([[0, 0, 0]], [0], db, 2, 2), "queries"),
-    (lambda db: iso.isolation_rate([[0, 0]], [10], db, 2, 2), "targets"),
-    (lambda db: iso.recursive_histogram(db * 3, 2), "box"),
-    (lambda db: iso.recursive_histogram(db, 1), "T"),
-    (lambda db: iso.recursive_histogram(np.zeros((10, 2)), 2), "identical"),
-    (lambda db: iso.bad_sanitizer(db, 5), "hidden_attribute"),
-])
+@pytest.mark.parametrize(
+    "call, word",
+    [
+        (lambda db: iso.isolates([0, 0], 0, db, 0.5, 2), "c"),
+        (lambda db: iso.isolates([0, 0], 0, db, 2, 0), "T"),
+        (lambda db: iso.isolates([0, 0], 0, db, 2, 11), "T"),
+        (lambda db: iso.isolates([0, 0, 0], 0, db, 2, 2), "q"),
+        (lambda db: iso.isolation_rate([[0, 0, 0]], [0], db, 2, 2), "queries"),
+        (lambda db: iso.isolation_rate([[0, 0]], [10], db, 2, 2), "targets"),
+        (lambda db: iso.recursive_histogram(db * 3, 2), "box"),
+        (lambda db: iso.recursive_histogram(db, 1), "T"),
+        (lambda db: iso.recursive_histogram(np.zeros((10, 2)), 2), "identical"),
+        (lambda db: iso.bad_sanitizer(db, 5), "hidden_attribute"),
+    ],
+)
 def test_bad_input_one_clear_error(call, word):
     db = iso.uniform_cube(10, 2, 0)
     with pytest.raises(PrivlabError) as err:

@@ -1,5 +1,6 @@
 """LPB library: the lambda rule, the worked example, posteriors against an independent
 recomputation, the exact supremum against a dense grid of responses."""
+
 import math
 
 import numpy as np
@@ -28,10 +29,15 @@ def test_laplace_scale_monotone(r1, r2, delta):
     assert lpb.laplace_scale(delta, r1, min(r2 * 1.05, 0.99)) <= lam
 
 
-@pytest.mark.parametrize("args, word", [((1.0, 0.5, 0.2), "rho1 must be smaller than rho2"),
-                                        ((1.0, 0.0, 0.5), "rho1 must be in"),
-                                        ((1.0, 0.2, 1.0), "rho2 must be in"),
-                                        ((0.0, 0.2, 0.5), "delta must be in")])
+@pytest.mark.parametrize(
+    "args, word",
+    [
+        ((1.0, 0.5, 0.2), "rho1 must be smaller than rho2"),
+        ((1.0, 0.0, 0.5), "rho1 must be in"),
+        ((1.0, 0.2, 1.0), "rho2 must be in"),
+        ((0.0, 0.2, 0.5), "delta must be in"),
+    ],
+)
 def test_laplace_scale_rejects(args, word):
     with pytest.raises(PrivlabError, match=word):
         lpb.laplace_scale(*args)
@@ -65,8 +71,12 @@ def test_posteriors_prior_and_batch():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.integers(0, 50), min_size=2, max_size=6, unique=True),
-       st.lists(st.integers(0, 50), min_size=1, max_size=5), st.floats(0.1, 5.0), st.integers(0, 2**31))
+@given(
+    st.lists(st.integers(0, 50), min_size=2, max_size=6, unique=True),
+    st.lists(st.integers(0, 50), min_size=1, max_size=5),
+    st.floats(0.1, 5.0),
+    st.integers(0, 2**31),
+)
 def test_max_posterior_is_supremum_over_responses(universe, known, eps, seed):
     universe = sorted(universe)
     prior = np.random.default_rng(seed).dirichlet(np.ones(len(universe)))
@@ -109,13 +119,16 @@ def test_laplace_quantile_matches_samples():
     assert x.var() == pytest.approx(lpb.laplace_variance(2.0), rel=0.02)
 
 
-@pytest.mark.parametrize("kwargs, word", [
-    ({"epsilon": 0.0}, "epsilon must be in"),
-    ({"prior": [0.5, 0.6, -0.1]}, "prior must be non-negative"),
-    ({"prior": [0.5, 0.6, 0.1]}, "prior must sum to 1"),
-    ({"prior": [0.5, 0.5]}, "same length"),
-    ({"query": "mode"}, "query must be one of"),
-])
+@pytest.mark.parametrize(
+    "kwargs, word",
+    [
+        ({"epsilon": 0.0}, "epsilon must be in"),
+        ({"prior": [0.5, 0.6, -0.1]}, "prior must be non-negative"),
+        ({"prior": [0.5, 0.6, 0.1]}, "prior must sum to 1"),
+        ({"prior": [0.5, 0.5]}, "same length"),
+        ({"query": "mode"}, "query must be one of"),
+    ],
+)
 def test_posteriors_rejects(kwargs, word):
     args = {"universe": [1, 2, 3], "known": [1.0], "response": 2.0, "epsilon": 1.0, **kwargs}
     with pytest.raises(PrivlabError, match=word):

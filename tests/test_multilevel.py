@@ -1,4 +1,5 @@
 """Tests of privlab.multilevel: worked example, Theorems 1-2 exactly, Lemma 2, MC vs exact."""
+
 from __future__ import annotations
 
 import itertools
@@ -56,8 +57,7 @@ def algorithm_joint(prior, ps, s):
     return joint
 
 
-ORDERS = [[0.3, 0.1, 0.5], [0.5, 0.3, 0.1], [0.1, 0.5, 0.3], [0.4, 0.2], [0.2, 0.6, 0.4, 0.9],
-          [0.7, 0.2, 0.45, 0.3]]
+ORDERS = [[0.3, 0.1, 0.5], [0.5, 0.3, 0.1], [0.1, 0.5, 0.3], [0.4, 0.2], [0.2, 0.6, 0.4, 0.9], [0.7, 0.2, 0.45, 0.3]]
 
 
 def test_worked_example_slides():
@@ -103,8 +103,9 @@ def test_theorem1_collusion_useless(ps):
                     idx[1 + i] = y
                 post = joint[tuple(idx)].reshape(s, -1).sum(axis=1)
                 post = post / post.sum()
-                np.testing.assert_allclose(post, ml.best_copy_posterior(prior, ps[best], s, ys[subset.index(best)]),
-                                           atol=1e-12)
+                np.testing.assert_allclose(
+                    post, ml.best_copy_posterior(prior, ps[best], s, ys[subset.index(best)]), atol=1e-12
+                )
                 np.testing.assert_allclose(post, ml.posterior(prior, ps, s, dict(zip(subset, ys))), atol=1e-12)
 
 
@@ -128,7 +129,7 @@ def test_expected_confidence_vs_brute_force(ps):
         joint = np.full(s, 1 / s)
         for m, y in zip(like, ys):
             joint = joint * m[:, y]
-        total += (joint ** 2).sum() / joint.sum()
+        total += (joint**2).sum() / joint.sum()
     assert ml.expected_confidence_independent(ps, s) == pytest.approx(total, rel=1e-12)
 
 
@@ -136,9 +137,12 @@ def test_expected_confidence_vs_brute_force(ps):
 # the mechanism
 # ---------------------------------------------------------------------------------------
 @settings(max_examples=40, deadline=None)
-@given(st.integers(2, 6), st.lists(st.sampled_from([0.05, 0.1, 0.2, 0.25, 0.3, 0.5, 0.7, 0.9, 1.0]),
-                                   min_size=1, max_size=8),
-       st.integers(1, 60), st.integers(0, 2**31))
+@given(
+    st.integers(2, 6),
+    st.lists(st.sampled_from([0.05, 0.1, 0.2, 0.25, 0.3, 0.5, 0.7, 0.9, 1.0]), min_size=1, max_size=8),
+    st.integers(1, 60),
+    st.integers(0, 2**31),
+)
 def test_history_matches_dense_store_and_reconstructs(s, ps, n, seed):
     x = np.random.default_rng(seed).integers(0, s, n)
     hist = ml.MultiLevelPerturber(x, s, seed)
@@ -233,21 +237,24 @@ def test_mc_chunk_agrees_with_exact():
 # ---------------------------------------------------------------------------------------
 # bad input
 # ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("call, word", [
-    (lambda: ml.uni_pert([0, 1], 0.0, 3), "p must be in (0, 1]"),
-    (lambda: ml.uni_pert([0, 1], 1.5, 3), "p must be in (0, 1]"),
-    (lambda: ml.uni_pert([0, 1], 0.5, 1), "domain_size"),
-    (lambda: ml.uni_pert([0, 3], 0.5, 3), "x must hold codes 0..2"),
-    (lambda: ml.uni_pert([0, 1.5], 0.5, 3), "x must hold integer codes"),
-    (lambda: ml.MultiLevelPerturber([0, 1], 3).release(-0.1), "p must be in (0, 1]"),
-    (lambda: ml.MultiLevelPerturber([0, 1], 3).version(0.5), "never released"),
-    (lambda: ml.exact_joint([0.5, -0.1, 0.6], [0.3], 3), "prior must be non-negative"),
-    (lambda: ml.exact_joint([0.5, 0.2, 0.2], [0.3], 3), "prior must sum to 1"),
-    (lambda: ml.exact_joint([0.5, 0.5], [0.3], 3), "prior must have domain_size"),
-    (lambda: ml.independent_copies([0], [0.3, 2.0], 3), "ps[1] must be in (0, 1]"),
-    (lambda: ml.check_trials(0), "trials must be an integer in [1, inf]"),
-    (lambda: ml.check_trials(2.5), "trials must be an integer"),
-])
+@pytest.mark.parametrize(
+    "call, word",
+    [
+        (lambda: ml.uni_pert([0, 1], 0.0, 3), "p must be in (0, 1]"),
+        (lambda: ml.uni_pert([0, 1], 1.5, 3), "p must be in (0, 1]"),
+        (lambda: ml.uni_pert([0, 1], 0.5, 1), "domain_size"),
+        (lambda: ml.uni_pert([0, 3], 0.5, 3), "x must hold codes 0..2"),
+        (lambda: ml.uni_pert([0, 1.5], 0.5, 3), "x must hold integer codes"),
+        (lambda: ml.MultiLevelPerturber([0, 1], 3).release(-0.1), "p must be in (0, 1]"),
+        (lambda: ml.MultiLevelPerturber([0, 1], 3).version(0.5), "never released"),
+        (lambda: ml.exact_joint([0.5, -0.1, 0.6], [0.3], 3), "prior must be non-negative"),
+        (lambda: ml.exact_joint([0.5, 0.2, 0.2], [0.3], 3), "prior must sum to 1"),
+        (lambda: ml.exact_joint([0.5, 0.5], [0.3], 3), "prior must have domain_size"),
+        (lambda: ml.independent_copies([0], [0.3, 2.0], 3), "ps[1] must be in (0, 1]"),
+        (lambda: ml.check_trials(0), "trials must be an integer in [1, inf]"),
+        (lambda: ml.check_trials(2.5), "trials must be an integer"),
+    ],
+)
 def test_bad_input_one_clear_error(call, word):
     with pytest.raises(PrivlabError) as info:
         call()

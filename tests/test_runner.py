@@ -1,4 +1,5 @@
 """The runner end to end: compose, run, outputs, sweeps, bad input, check, report."""
+
 import json
 import os
 import subprocess
@@ -18,14 +19,26 @@ def cli(*args, results=None, env=None):
     full_env = {**os.environ, **(env or {})}
     if results is not None:
         full_env["PRIVLAB_RESULTS"] = str(results)
-    return subprocess.run([sys.executable, "-m", "privlab.cli", *args], capture_output=True, text=True,
-                          cwd=ROOT, env=full_env, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "privlab.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=full_env,
+        timeout=600,
+    )
 
 
 def test_registry_lists_lpb():
     ids = {e.id for e in registry.all_experiments()}
-    assert {"lpb/table1", "lpb/table2", "lpb/fig1_lambda", "lpb/fig2_4_noise_ratio", "lpb/fig5_dp_noise_ratio",
-            "lpb/breach_check"} <= ids
+    assert {
+        "lpb/table1",
+        "lpb/table2",
+        "lpb/fig1_lambda",
+        "lpb/fig2_4_noise_ratio",
+        "lpb/fig5_dp_noise_ratio",
+        "lpb/breach_check",
+    } <= ids
     for e in registry.all_experiments():  # every experiment has a config with its id
         assert (ROOT / "conf" / "experiment" / f"{e.id}.yaml").is_file(), e.id
 
@@ -39,10 +52,13 @@ def test_compose_profiles_and_overrides():
     assert runner.compose("lpb/table2").dataset.name == "adult"
 
 
-@pytest.mark.parametrize("exp_id, overrides, message", [
-    ("lpb/nope", [], "unknown experiment 'lpb/nope'"),
-    ("lpb/fig1_lambda", ["rho3=0.5"], "unknown parameter 'rho3'"),
-])
+@pytest.mark.parametrize(
+    "exp_id, overrides, message",
+    [
+        ("lpb/nope", [], "unknown experiment 'lpb/nope'"),
+        ("lpb/fig1_lambda", ["rho3=0.5"], "unknown parameter 'rho3'"),
+    ],
+)
 def test_compose_errors(exp_id, overrides, message):
     with pytest.raises(PrivlabError, match=message):
         runner.compose(exp_id, overrides)
@@ -58,6 +74,7 @@ def test_seeds_do_not_depend_on_workers():
 def _square(item):
     i, seed = item
     import numpy as np
+
     return float(np.random.default_rng(seed).random()) + i
 
 
@@ -72,8 +89,14 @@ def test_run_writes_every_output(tmp_path):
     assert res.returncode == 0, res.stderr
     out = tmp_path / "lpb" / "table1"
     names = {p.name for p in out.iterdir()}
-    assert {"result.csv", "config.yaml", "provenance.json", "claims.csv", "table1_posteriors.png",
-            "table1_posteriors.pdf"} <= names
+    assert {
+        "result.csv",
+        "config.yaml",
+        "provenance.json",
+        "claims.csv",
+        "table1_posteriors.png",
+        "table1_posteriors.pdf",
+    } <= names
     prov = json.loads((out / "provenance.json").read_text())
     assert prov["seed"] == 0 and prov["host_cores"] == os.cpu_count() and prov["packages"]["numpy"]
     table = pd.read_csv(out / "result.csv")
@@ -90,15 +113,18 @@ def test_multirun_sweep(tmp_path):
     assert rho2 == [0.3, 0.7]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["run", "lpb/nope"], "unknown experiment 'lpb/nope'"),
-    (["run", "lpb/fig1_lambda", "rho3=1"], "unknown parameter 'rho3'"),
-    (["run", "lpb/fig1_lambda", "rho2=0.05"], "rho1 must be smaller than rho2"),
-    (["run", "lpb/fig1_lambda", "rho2=1.5"], "rho2 must be in (0, 1)"),
-    (["run", "lpb/table2", "dataset.path=/nonexistent"], "/nonexistent"),
-    (["reproduce", "--profile", "huge"], "--profile must be one of quick, paper"),
-    (["reproduce", "--paper", "xyz"], "--paper must be one of"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "lpb/nope"], "unknown experiment 'lpb/nope'"),
+        (["run", "lpb/fig1_lambda", "rho3=1"], "unknown parameter 'rho3'"),
+        (["run", "lpb/fig1_lambda", "rho2=0.05"], "rho1 must be smaller than rho2"),
+        (["run", "lpb/fig1_lambda", "rho2=1.5"], "rho2 must be in (0, 1)"),
+        (["run", "lpb/table2", "dataset.path=/nonexistent"], "/nonexistent"),
+        (["reproduce", "--profile", "huge"], "--profile must be one of quick, paper"),
+        (["reproduce", "--paper", "xyz"], "--paper must be one of"),
+    ],
+)
 def test_bad_input_one_line_no_traceback(tmp_path, args, message):
     res = cli(*args, results=tmp_path)
     assert res.returncode == 2
@@ -176,8 +202,11 @@ def test_reproduce_writes_report(tmp_path):
 
 def test_by_profile_accepts_lists():
     assert list(runner.compose("lpb/fig1_lambda", ["+grid=${by_profile:[1,2],[3,4,5]}"]).grid) == [1, 2]
-    assert list(runner.compose("lpb/fig1_lambda", ["+grid=${by_profile:[1,2],[3,4,5]}"],
-                               profile="paper").grid) == [3, 4, 5]
+    assert list(runner.compose("lpb/fig1_lambda", ["+grid=${by_profile:[1,2],[3,4,5]}"], profile="paper").grid) == [
+        3,
+        4,
+        5,
+    ]
 
 
 def test_failed_sweep_job_is_reported_and_others_complete(tmp_path):

@@ -1,10 +1,12 @@
 """Tests of privlab.sdc: sampling, query-restriction bounds (structural vs LP), noise, intruder models."""
+
 import itertools
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from privlab import sdc
 from privlab._validation import PrivlabError
@@ -12,8 +14,9 @@ from privlab._validation import PrivlabError
 
 def _frame(n, seed=0):
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({"salary": rng.integers(1, 26, n) * 10, "sex": rng.integers(1, 3, n),
-                         "edu": rng.integers(1, 5, n)})
+    return pd.DataFrame(
+        {"salary": rng.integers(1, 26, n) * 10, "sex": rng.integers(1, 3, n), "edu": rng.integers(1, 5, n)}
+    )
 
 
 def test_sample_size_and_without_replacement():
@@ -93,7 +96,7 @@ def test_structural_bounds_equal_lp(seed, n, Q):
     np.testing.assert_allclose(U, U2, atol=1e-7)
     assert np.all((L <= values) & (values <= U))
     assert qr.n_queries == 2 * n // Q - 1
-    uncovered = qr.order[(qr.n_queries + 1) * (Q // 2):]
+    uncovered = qr.order[(qr.n_queries + 1) * (Q // 2) :]
     assert np.all(L[uncovered] == 0) and np.all(U[uncovered] == 5)
 
 
@@ -125,15 +128,18 @@ def test_group_ids():
     assert G == 3 and g[0] == g[2] and len({g[1], g[3], g[0]}) == 3
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda: sdc.sample(_frame(10), 0, 1), "fraction must be in"),
-    (lambda: sdc.sample(_frame(10), 1.5, 1), "fraction must be in"),
-    (lambda: sdc.QueryRestriction(np.arange(10.0), 3, 0), "even"),
-    (lambda: sdc.QueryRestriction(np.arange(10.0), 0, 0), "set_size"),
-    (lambda: sdc.QueryRestriction(np.arange(10.0), 12, 0), "set_size"),
-    (lambda: sdc.add_binomial_noise(_frame(10), 101, 0), "level must be in"),
-    (lambda: sdc.add_binomial_noise(_frame(10), -1, 0), "level must be in"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: sdc.sample(_frame(10), 0, 1), "fraction must be in"),
+        (lambda: sdc.sample(_frame(10), 1.5, 1), "fraction must be in"),
+        (lambda: sdc.QueryRestriction(np.arange(10.0), 3, 0), "even"),
+        (lambda: sdc.QueryRestriction(np.arange(10.0), 0, 0), "set_size"),
+        (lambda: sdc.QueryRestriction(np.arange(10.0), 12, 0), "set_size"),
+        (lambda: sdc.add_binomial_noise(_frame(10), 101, 0), "level must be in"),
+        (lambda: sdc.add_binomial_noise(_frame(10), -1, 0), "level must be in"),
+    ],
+)
 def test_bad_input(call, match):
     with pytest.raises(PrivlabError, match=match):
         call()

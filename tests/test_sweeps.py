@@ -1,4 +1,5 @@
 """Sweeps: parallel multirun, resume, sweep tables, cluster launcher configs, joblib backends."""
+
 import os
 import subprocess
 import sys
@@ -16,8 +17,9 @@ SWEEP = ["lpb/fig1_lambda", "rho2=0.3,0.5,0.7", "rho1_points=3,4"]
 
 def cli(*args, results):
     env = {**os.environ, "PRIVLAB_RESULTS": str(results)}
-    return subprocess.run([sys.executable, "-m", "privlab.cli", *args], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "privlab.cli", *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=600
+    )
 
 
 def _sweep_dir(results):
@@ -54,8 +56,9 @@ def test_parallel_sweep_resume_and_table(tmp_path):
 
 def test_serial_and_parallel_sweeps_identical(tmp_path):
     par = cli("run", "lpb/fig5_dp_noise_ratio", "seed=1,2", "--multirun", results=tmp_path / "p")
-    ser = cli("run", "lpb/fig5_dp_noise_ratio", "seed=1,2", "--multirun", "hydra/launcher=basic",
-              results=tmp_path / "s")
+    ser = cli(
+        "run", "lpb/fig5_dp_noise_ratio", "seed=1,2", "--multirun", "hydra/launcher=basic", results=tmp_path / "s"
+    )
     assert par.returncode == 0 and ser.returncode == 0, par.stderr + ser.stderr
     for job in ("0", "1"):
         a = next((tmp_path / "p").rglob(f"fig5_dp_noise_ratio/*/{job}/result.csv")).read_bytes()
@@ -63,11 +66,17 @@ def test_serial_and_parallel_sweeps_identical(tmp_path):
         assert a == b
 
 
-@pytest.mark.parametrize("args, message", [
-    (["run", "lpb/fig1_lambda", "rho9=1,2", "--multirun"], "unknown parameter 'rho9'"),
-    (["run", "lpb/fig1_lambda", "rho2=range(0)", "--multirun"], "the sweep over rho2 is empty"),
-    (["run", "lpb/fig1_lambda", "rho2=0.3,0.5", "--multirun", "hydra/launcher=nope"], "hydra/launcher must be one of"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "lpb/fig1_lambda", "rho9=1,2", "--multirun"], "unknown parameter 'rho9'"),
+        (["run", "lpb/fig1_lambda", "rho2=range(0)", "--multirun"], "the sweep over rho2 is empty"),
+        (
+            ["run", "lpb/fig1_lambda", "rho2=0.3,0.5", "--multirun", "hydra/launcher=nope"],
+            "hydra/launcher must be one of",
+        ),
+    ],
+)
 def test_sweep_errors_before_any_job(tmp_path, args, message):
     res = cli(*args, results=tmp_path)
     assert res.returncode == 2
@@ -87,8 +96,7 @@ def test_launcher_not_installed_is_one_line(tmp_path):
 
 
 def test_slurm_launcher_config_composes():
-    cfg = runner.compose("lpb/fig1_lambda", ["hydra/launcher=slurm", "hydra.launcher.partition=cpu"],
-                         hydra_node=True)
+    cfg = runner.compose("lpb/fig1_lambda", ["hydra/launcher=slurm", "hydra.launcher.partition=cpu"], hydra_node=True)
     launcher = cfg.hydra.launcher
     assert launcher._target_ == "hydra_plugins.hydra_submitit_launcher.submitit_launcher.SlurmLauncher"
     assert launcher.partition == "cpu" and launcher.cpus_per_task == 2 and launcher.timeout_min == 120
@@ -97,8 +105,9 @@ def test_slurm_launcher_config_composes():
 
 
 def test_ray_launcher_config_composes():
-    cfg = runner.compose("lpb/fig1_lambda", ["hydra/launcher=ray",
-                                             "hydra.launcher.ray.init.address=ray://head:10001"], hydra_node=True)
+    cfg = runner.compose(
+        "lpb/fig1_lambda", ["hydra/launcher=ray", "hydra.launcher.ray.init.address=ray://head:10001"], hydra_node=True
+    )
     launcher = cfg.hydra.launcher
     assert launcher._target_ == "hydra_plugins.hydra_ray_launcher.ray_launcher.RayLauncher"
     assert launcher.ray.init.address == "ray://head:10001" and launcher.ray.remote.num_cpus == 2

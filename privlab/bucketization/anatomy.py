@@ -1,4 +1,5 @@
 """Anatomy (Xiao & Tao, VLDB 2006): l-diverse groups of l or l+1 records, the paper's baseline."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -53,21 +54,21 @@ def anatomy(sa_codes, l, seed=0) -> AnatomyResult:
         return AnatomyResult(l, False, None, size_loss, size_loss / n)
     rng = rng_from(seed)
     order = rng.permutation(n)
-    order = order[np.argsort(sa[order], kind="stable")]   # records grouped by value, random within
+    order = order[np.argsort(sa[order], kind="stable")]  # records grouped by value, random within
     next_rec = np.concatenate([[0], np.cumsum(counts)[:-1]])
     left = counts.copy()
     groups = np.full(n, -1, dtype=np.int64)
     members: list[set] = []
     g = 0
     while np.count_nonzero(left) >= l:
-        top = np.argpartition(-left, l - 1)[:l]           # the l values with most records left
+        top = np.argpartition(-left, l - 1)[:l]  # the l values with most records left
         recs = order[next_rec[top]]
         groups[recs] = g
         members.append(set(top.tolist()))
         next_rec[top] += 1
         left[top] -= 1
         g += 1
-    for v in np.flatnonzero(left):                        # residue: distinct values
+    for v in np.flatnonzero(left):  # residue: distinct values
         for _ in range(left[v]):
             target = next(k for k in range(g) if v not in members[k])
             groups[order[next_rec[v]]] = target

@@ -1,5 +1,6 @@
 """From a valid bucket setting to buckets: record partition (Section 4.3) and round-robin
 assignment (RRA, Section 4.1)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -29,7 +30,7 @@ def record_partition(counts, F, setting: BucketSetting) -> np.ndarray:
     elif k == 2:
         t1 = np.minimum(o, u[:, 0])
         excess = int(t1.sum() - demand[0])
-        room = np.maximum(0, np.minimum(t1, u[:, 1] - (o - t1)))   # movable without breaking T_2
+        room = np.maximum(0, np.minimum(t1, u[:, 1] - (o - t1)))  # movable without breaking T_2
         if excess > 0:
             # move from the values in index order, each up to its room (any order works)
             take = np.minimum(room, np.maximum(0, excess - (np.cumsum(room) - room)))
@@ -80,8 +81,9 @@ def bucketize(sa_codes, F, setting: BucketSetting, seed=0) -> np.ndarray:
     first_id = 0
     for j, (size, b) in enumerate(zip(setting.sizes, setting.counts)):
         # records of size j: the next x_ij records of each value, in value order
-        idx = np.concatenate([order[starts[i] + x[i, :j].sum(): starts[i] + x[i, :j + 1].sum()]
-                              for i in range(F.size)])
+        idx = np.concatenate(
+            [order[starts[i] + x[i, :j].sum() : starts[i] + x[i, : j + 1].sum()] for i in range(F.size)]
+        )
         bucket[idx] = first_id + np.arange(idx.size) % b
         first_id += b
     # random bucket labels, so ids carry no information about sizes or values

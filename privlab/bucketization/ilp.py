@@ -15,6 +15,7 @@ y_S, sum_S y_S <= 2 and b_S <= (n // S) y_S: one ILP instead of one per size pai
 A solve that stops at its time limit is reported as ``status="timed out"`` with no setting,
 never as an optimum.
 """
+
 from __future__ import annotations
 
 import time

@@ -1,5 +1,6 @@
 """Section 2.1 (differential inference from noisy counts) and Section 6 (fake values against
 the corruption attack)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -86,14 +87,14 @@ def simulate_corruption(sa_codes, bucket_ids, st_bucket, st_value, corrupted, se
     st_start = np.searchsorted(np.asarray(st_bucket)[st_order], np.arange(bid.max() + 2))
     out = []
     for B in range(bid.max() + 1):
-        recs = rec_order[rec_start[B]:rec_start[B + 1]]
+        recs = rec_order[rec_start[B] : rec_start[B + 1]]
         if recs.size <= c:
             continue
         perm = rng.permutation(recs)
         known, target = perm[:c], perm[c]
-        values = list(np.asarray(st_value)[st_order[st_start[B]:st_start[B + 1]]])
+        values = list(np.asarray(st_value)[st_order[st_start[B] : st_start[B + 1]]])
         for v in sa[known]:
-            values.remove(v)          # one occurrence per corrupted record
+            values.remove(v)  # one occurrence per corrupted record
         guess = values[rng.integers(len(values))]
         out.append(guess == sa[target])
     return np.asarray(out, dtype=bool)

@@ -1,4 +1,5 @@
 """Utility metrics: MSE (Definition 3.9) and the relative error of Anatomy's count queries."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ class QueryPool:
     attributes: tuple
     values: tuple
     sa_values: tuple
-    redrawn: int           # queries redrawn because their true answer was 0
+    redrawn: int  # queries redrawn because their true answer was 0
 
 
 def _value_set(rng, size: int, s_root: float) -> np.ndarray:
@@ -58,11 +59,11 @@ class _QIMatcher:
         sizes = []
         for j, vj in zip(attributes, values):
             counts = self.groups[j][2]
-            sizes.append(int(counts[np.flatnonzero(vj[:counts.size])].sum()))
+            sizes.append(int(counts[np.flatnonzero(vj[: counts.size])].sum()))
         first = int(np.argmin(sizes))
         order, starts, counts = self.groups[attributes[first]]
-        vals = np.flatnonzero(values[first][:counts.size])
-        idx = np.concatenate([order[starts[v]:starts[v + 1]] for v in vals]) if vals.size else order[:0]
+        vals = np.flatnonzero(values[first][: counts.size])
+        idx = np.concatenate([order[starts[v] : starts[v + 1]] for v in vals]) if vals.size else order[:0]
         # sorted (a merge of sorted runs) so that every later gather walks memory in order
         idx = np.sort(idx, kind="stable")
         for k, (j, vj) in enumerate(zip(attributes, values)):
@@ -119,7 +120,7 @@ def _bit_planes(st_bucket, st_value, width: int):
     bits = np.zeros((levels, nb, words * 64), dtype=bool)
     for lv in range(levels):
         bits[lv, :, :width] = (C >> lv) & 1
-    packed = np.packbits(bits, axis=2, bitorder="little").view("<u8")       # (levels, nb, words)
+    packed = np.packbits(bits, axis=2, bitorder="little").view("<u8")  # (levels, nb, words)
     return np.ascontiguousarray(packed.transpose(0, 2, 1).reshape(levels * words, nb)), C.sum(axis=1)
 
 
@@ -170,8 +171,8 @@ def query_answers(qi, sa, bucketizations, pool: QueryPool) -> tuple[np.ndarray, 
     planes, inv, levels = [], [], []
     for bid, st_bucket, st_value in items:
         p, st_size = _bit_planes(st_bucket, st_value, width)
-        planes.append(p[:, bid])                    # per record: its bucket's planes
-        inv.append(1.0 / st_size[bid])              # and 1 / |ST of its bucket|
+        planes.append(p[:, bid])  # per record: its bucket's planes
+        inv.append(1.0 / st_size[bid])  # and 1 / |ST of its bucket|
         levels.append(p.shape[0] // words)
     n_q, K = len(pool.attributes), len(items)
     actual = np.empty(n_q)
@@ -183,8 +184,9 @@ def query_answers(qi, sa, bucketizations, pool: QueryPool) -> tuple[np.ndarray, 
         blocks = [(lv, w, sum(L > lv for L in levels)) for lv in range(max(levels)) for w in range(words)]
         # record-major (one row per record): a query gathers whole rows, far faster than
         # gathering the same records from every plane separately
-        planes = np.ascontiguousarray(np.stack([planes[k][lv * words + w] for lv, w, kl in blocks
-                                                for k in order[:kl]], axis=1))
+        planes = np.ascontiguousarray(
+            np.stack([planes[k][lv * words + w] for lv, w, kl in blocks for k in order[:kl]], axis=1)
+        )
         word_of_col = np.concatenate([np.full(kl, w) for _, w, kl in blocks])
         inv = np.ascontiguousarray(np.stack([inv[k] for k in order], axis=1))
     matcher = _QIMatcher(qi)
@@ -196,11 +198,11 @@ def query_answers(qi, sa, bucketizations, pool: QueryPool) -> tuple[np.ndarray, 
             continue
         x = planes.take(idx, axis=0)
         x &= _sa_words(vs, width)[word_of_col]
-        c = np.bitwise_count(x)                      # per record and plane: popcount(plane & V_s)
-        in_vs = np.zeros((idx.size, K))             # per record: ST entries of its bucket in V_s
+        c = np.bitwise_count(x)  # per record and plane: popcount(plane & V_s)
+        in_vs = np.zeros((idx.size, K))  # per record: ST entries of its bucket in V_s
         col = 0
         for lv, _, kl in blocks:
-            in_vs[:, :kl] += c[:, col:col + kl] * float(2 ** lv)
+            in_vs[:, :kl] += c[:, col : col + kl] * float(2**lv)
             col += kl
         # plain elementwise products and sums: no BLAS call (threads) in the hot loop
         est[order, q] = (in_vs * inv.take(idx, axis=0)).sum(axis=0)

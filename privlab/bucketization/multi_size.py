@@ -1,7 +1,6 @@
 """MultiSizeBucketing (seed 000, Section 5.2, Algorithm 2): recursive TwoSizeBucketing."""
-from __future__ import annotations
 
-import numpy as np
+from __future__ import annotations
 
 from privlab._validation import check_int
 

@@ -5,6 +5,7 @@ n = sum o_i, f_i = o_i / n, F_i in (0, 1] the threshold on Pr(x_i | t). A bucket
 {(S_j, b_j)} has b_j buckets of size S_j with sum b_j S_j = n and
 Loss = sum b_j (S_j - 1); MSE = Loss / n.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -100,8 +101,9 @@ def prepare(counts, F, max_size=None) -> tuple[np.ndarray, np.ndarray]:
         max_size = check_int("max_size", max_size, low=1)
         smin = smallest_size(F, o)
         if max_size < smin:
-            raise PrivlabError(f"max_size must be >= {smin}, the smallest admissible bucket size "
-                               f"(1 / max F_i), got {max_size}")
+            raise PrivlabError(
+                f"max_size must be >= {smin}, the smallest admissible bucket size (1 / max F_i), got {max_size}"
+            )
     return o, F
 
 
@@ -149,7 +151,7 @@ class BucketSetting:
         n = self.n if n is None else check_int("n", n, low=1)
         return self.loss / n
 
-    def __add__(self, other: "BucketSetting") -> "BucketSetting":
+    def __add__(self, other: BucketSetting) -> BucketSetting:
         return BucketSetting(self.sizes + other.sizes, self.counts + other.counts)
 
     def __str__(self) -> str:

@@ -19,6 +19,7 @@ loss grows linearly in k and the first valid pair of L is the optimum of the siz
 Size pairs are scanned with smaller sizes first (to tighten the loss bound early); ties in
 loss keep the first setting found. One-size settings are the endpoints of L.
 """
+
 from __future__ import annotations
 
 from math import gcd
@@ -74,9 +75,9 @@ def _first_valid_scan(o, c1, c2, s1, s2, b1_0, b2_0, step1, step2, k_hi, stop_ea
         b2 = b2_0 + k * step2
         u1 = c1[:, None] * b1[None, :]
         u2 = c2[:, None] * b2[None, :]
-        ok = np.all(o[:, None] <= u1 + u2, axis=0)                       # PC
-        ok &= np.minimum(o[:, None], u1).sum(axis=0) >= b1 * s1          # FC_1
-        ok &= np.minimum(o[:, None], u2).sum(axis=0) >= b2 * s2          # FC_2
+        ok = np.all(o[:, None] <= u1 + u2, axis=0)  # PC
+        ok &= np.minimum(o[:, None], u1).sum(axis=0) >= b1 * s1  # FC_1
+        ok &= np.minimum(o[:, None], u2).sum(axis=0) >= b2 * s2  # FC_2
         hits = np.flatnonzero(ok)
         if hits.size and first is None:
             first = int(k[hits[0]])
@@ -87,14 +88,14 @@ def _first_valid_scan(o, c1, c2, s1, s2, b1_0, b2_0, step1, step2, k_hi, stop_ea
 
 def _pc_interval(o, c1, c2, b1_0, b2_0, step1, step2, lo, hi):
     """Intersect [lo, hi] with {k : o_i <= b1(k) c_i1 + b2(k) c_i2 for all i} (each PC_i linear in k)."""
-    a = b1_0 * c1 + b2_0 * c2 - o          # PC_i at k = 0: a_i >= 0
-    d = step2 * c2 - step1 * c1            # slope in k
+    a = b1_0 * c1 + b2_0 * c2 - o  # PC_i at k = 0: a_i >= 0
+    d = step2 * c2 - step1 * c1  # slope in k
     if np.any((d == 0) & (a < 0)):
         return lo, -1
     pos, neg = d > 0, d < 0
-    if pos.any():   # k >= ceil(-a / d)
+    if pos.any():  # k >= ceil(-a / d)
         lo = max(lo, int(np.max(-((a[pos]) // d[pos]))))
-    if neg.any():   # k <= floor(a / -d)
+    if neg.any():  # k <= floor(a / -d)
         hi = min(hi, int(np.min(a[neg] // (-d[neg]))))
     return lo, hi
 
@@ -106,7 +107,7 @@ def two_size_core(o: np.ndarray, F: np.ndarray, max_size: int, pruning: str = "f
     o, F = o[present], F[present]
     smin = smallest_size(F, o)
     sizes = np.arange(smin, max_size + 1)
-    c_all = caps(F, sizes)                     # c[:, S - smin] = floor(F_i S)
+    c_all = caps(F, sizes)  # c[:, S - smin] = floor(F_i S)
     best, best_loss, evaluated = None, None, 0
     limits: dict[int, int] = {}
 
@@ -144,8 +145,7 @@ def two_size_core(o: np.ndarray, F: np.ndarray, max_size: int, pruning: str = "f
                 evaluated += 1
                 k = lo if lo <= hi else None
             else:
-                k = _first_valid_scan(o, c1, c2, s1, s2, b1_0, b2_0, step1, step2, k_hi,
-                                      stop_early=(pruning == "loss"))
+                k = _first_valid_scan(o, c1, c2, s1, s2, b1_0, b2_0, step1, step2, k_hi, stop_early=(pruning == "loss"))
                 evaluated += k_hi + 1 if (pruning == "none" or k is None) else k + 1
             if k is None:
                 continue

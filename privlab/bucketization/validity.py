@@ -11,6 +11,7 @@ J = {j} gives FC_j (Theorem 4.17). With three or more sizes the per-size checks 
 enough (Example 5.32): every subset J counts. Up to ``SUBSET_LIMIT`` sizes the subsets are
 enumerated; above it a max-flow decides.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -88,6 +89,7 @@ def is_valid(counts, F, setting: BucketSetting) -> bool:
     o, F = prepare(counts, F)
     if not isinstance(setting, BucketSetting):
         from privlab._validation import PrivlabError
+
         raise PrivlabError(f"setting must be a BucketSetting, got {type(setting).__name__}")
     if setting.n != int(o.sum()):  # CC
         return False

@@ -13,6 +13,7 @@ frame's ``attrs["synthetic"]`` too, and ``describe`` says "synthetic", so that n
 passes a CENSUS-like figure off as the paper's data. ``load(**cfg)`` accepts a Hydra
 ``conf/dataset/*.yaml`` group as is (``name`` plus the parameters).
 """
+
 from __future__ import annotations
 
 import inspect
@@ -28,18 +29,18 @@ _LOADERS = {"adult": adult.load, "census": census.load, "pums": pums.load}
 SYNTHETIC = {"adult": False, "census": True, "pums": True}
 _DESCRIPTIONS = {
     "adult": "UCI Adult (Census Income, 1994 CPS; Kohavi and Becker 1996, CC BY 4.0): "
-             "48,842 real records, 15 attributes, income <=50K/>50K",
+    "48,842 real records, 15 attributes, income <=50K/>50K",
     "census": "CENSUS-like data, synthetic: seeded latent-class generator with the 8 "
-              "attributes and domain sizes of the IPUMS CENSUS table (seed 000, Table 5), "
-              "occupation 7.5%..0.18%, education 27.3%..0.44%",
+    "attributes and domain sizes of the IPUMS CENSUS table (seed 000, Table 5), "
+    "occupation 7.5%..0.18%, education 27.3%..0.44%",
     "pums": "PUMS-like data, synthetic: seeded log-normal wage model with the 7 attributes "
-            "and domains of the 2006 Illinois ACS PUMS sample (seed 004, Table 2), salary "
-            "10..250K confidential",
+    "and domains of the 2006 Illinois ACS PUMS sample (seed 004, Table 2), salary "
+    "10..250K confidential",
 }
 _REAL = {
     "census": "CENSUS extract read from {path}: real records, 8 attributes (seed 000, Table 5)",
     "pums": "ACS PUMS person file read from {path}, preprocessed to the 7 attributes of "
-            "seed 004, Table 2 (real records)",
+    "seed 004, Table 2 (real records)",
 }
 
 
@@ -56,8 +57,7 @@ def _check_params(name: str, params: dict) -> None:
     allowed = parameters(name)
     for key in params:
         if key not in allowed:
-            raise PrivlabError(f"{key!r} is not a parameter of dataset {name}; "
-                               f"allowed: {', '.join(allowed)}")
+            raise PrivlabError(f"{key!r} is not a parameter of dataset {name}; allowed: {', '.join(allowed)}")
 
 
 def load(name, **params) -> pd.DataFrame:
@@ -105,5 +105,4 @@ def describe(name, **params) -> str:
     return _DESCRIPTIONS[name]
 
 
-__all__ = ["NAMES", "SYNTHETIC", "describe", "is_synthetic", "load", "parameters",
-           "PrivlabError"]
+__all__ = ["NAMES", "SYNTHETIC", "describe", "is_synthetic", "load", "parameters", "PrivlabError"]

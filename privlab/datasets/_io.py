@@ -3,6 +3,7 @@
 Every error raised here is one line naming the file, the line number (1-based, as a text
 editor shows it) and the column, plus what was expected.
 """
+
 from __future__ import annotations
 
 import os
@@ -42,19 +43,22 @@ def read_csv_strings(path: Path, columns, *, file_label: str | None = None):
     """
     label = file_label or str(path)
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skip_blank_lines=False,
-                            usecols=lambda c: c.strip() in set(columns))
+        frame = pd.read_csv(
+            path, dtype=str, keep_default_na=False, skip_blank_lines=False, usecols=lambda c: c.strip() in set(columns)
+        )
     except pd.errors.EmptyDataError:
-        raise PrivlabError(f"{label} line 1: expected a header with columns "
-                           f"{', '.join(columns)}, got an empty file") from None
+        raise PrivlabError(
+            f"{label} line 1: expected a header with columns {', '.join(columns)}, got an empty file"
+        ) from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         msg = " ".join(str(exc).split())
         raise PrivlabError(f"{label}: not a readable CSV file ({msg})") from None
     frame.columns = [c.strip() for c in frame.columns]
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise PrivlabError(f"{label} line 1: header must contain columns {', '.join(columns)}; "
-                           f"missing {', '.join(missing)}")
+        raise PrivlabError(
+            f"{label} line 1: header must contain columns {', '.join(columns)}; missing {', '.join(missing)}"
+        )
     frame = frame[list(columns)]
     # skip_blank_lines=False keeps row i on file line i + 2, so line numbers stay exact;
     # only trailing blank lines (a common editor artefact) are forgiven.
@@ -67,8 +71,9 @@ def read_csv_strings(path: Path, columns, *, file_label: str | None = None):
     return frame, lines
 
 
-def parse_int_column(values: pd.Series, *, file: str, column: str, lines,
-                     low=None, high=None, allow_blank: bool = False) -> np.ndarray:
+def parse_int_column(
+    values: pd.Series, *, file: str, column: str, lines, low=None, high=None, allow_blank: bool = False
+) -> np.ndarray:
     """Parse a column of strings as integers in [low, high], naming the first bad cell.
 
     With ``allow_blank`` empty cells are allowed and returned as -1 (callers drop them);

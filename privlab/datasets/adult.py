@@ -7,6 +7,7 @@ it is decompressed in memory and its sha256 checked against the constants below 
 (pandas' default string dtype) with the ", " separator spaces stripped and "?" read as missing (NaN).
 income is "<=50K" or ">50K" in both parts (adult.test's trailing dot is removed).
 """
+
 from __future__ import annotations
 
 import csv
@@ -24,35 +25,125 @@ from privlab._validation import PrivlabError, check_choice
 from privlab.datasets._io import bad_value, check_path
 
 COLUMNS = (
-    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
-    "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
-    "hours-per-week", "native-country", "income",
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
 )
 NUMERIC = ("age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week")
 
 # Allowed labels per categorical column, from adult.names; "?" (missing) is also allowed.
 DOMAINS = {
-    "workclass": ("Private", "Self-emp-not-inc", "Self-emp-inc", "Federal-gov", "Local-gov",
-                  "State-gov", "Without-pay", "Never-worked"),
-    "education": ("Bachelors", "Some-college", "11th", "HS-grad", "Prof-school", "Assoc-acdm",
-                  "Assoc-voc", "9th", "7th-8th", "12th", "Masters", "1st-4th", "10th",
-                  "Doctorate", "5th-6th", "Preschool"),
-    "marital-status": ("Married-civ-spouse", "Divorced", "Never-married", "Separated", "Widowed",
-                       "Married-spouse-absent", "Married-AF-spouse"),
-    "occupation": ("Tech-support", "Craft-repair", "Other-service", "Sales", "Exec-managerial",
-                   "Prof-specialty", "Handlers-cleaners", "Machine-op-inspct", "Adm-clerical",
-                   "Farming-fishing", "Transport-moving", "Priv-house-serv", "Protective-serv",
-                   "Armed-Forces"),
+    "workclass": (
+        "Private",
+        "Self-emp-not-inc",
+        "Self-emp-inc",
+        "Federal-gov",
+        "Local-gov",
+        "State-gov",
+        "Without-pay",
+        "Never-worked",
+    ),
+    "education": (
+        "Bachelors",
+        "Some-college",
+        "11th",
+        "HS-grad",
+        "Prof-school",
+        "Assoc-acdm",
+        "Assoc-voc",
+        "9th",
+        "7th-8th",
+        "12th",
+        "Masters",
+        "1st-4th",
+        "10th",
+        "Doctorate",
+        "5th-6th",
+        "Preschool",
+    ),
+    "marital-status": (
+        "Married-civ-spouse",
+        "Divorced",
+        "Never-married",
+        "Separated",
+        "Widowed",
+        "Married-spouse-absent",
+        "Married-AF-spouse",
+    ),
+    "occupation": (
+        "Tech-support",
+        "Craft-repair",
+        "Other-service",
+        "Sales",
+        "Exec-managerial",
+        "Prof-specialty",
+        "Handlers-cleaners",
+        "Machine-op-inspct",
+        "Adm-clerical",
+        "Farming-fishing",
+        "Transport-moving",
+        "Priv-house-serv",
+        "Protective-serv",
+        "Armed-Forces",
+    ),
     "relationship": ("Wife", "Own-child", "Husband", "Not-in-family", "Other-relative", "Unmarried"),
     "race": ("White", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other", "Black"),
     "sex": ("Female", "Male"),
-    "native-country": ("United-States", "Cambodia", "England", "Puerto-Rico", "Canada", "Germany",
-                       "Outlying-US(Guam-USVI-etc)", "India", "Japan", "Greece", "South", "China",
-                       "Cuba", "Iran", "Honduras", "Philippines", "Italy", "Poland", "Jamaica",
-                       "Vietnam", "Mexico", "Portugal", "Ireland", "France", "Dominican-Republic",
-                       "Laos", "Ecuador", "Taiwan", "Haiti", "Columbia", "Hungary", "Guatemala",
-                       "Nicaragua", "Scotland", "Thailand", "Yugoslavia", "El-Salvador",
-                       "Trinadad&Tobago", "Peru", "Hong", "Holand-Netherlands"),
+    "native-country": (
+        "United-States",
+        "Cambodia",
+        "England",
+        "Puerto-Rico",
+        "Canada",
+        "Germany",
+        "Outlying-US(Guam-USVI-etc)",
+        "India",
+        "Japan",
+        "Greece",
+        "South",
+        "China",
+        "Cuba",
+        "Iran",
+        "Honduras",
+        "Philippines",
+        "Italy",
+        "Poland",
+        "Jamaica",
+        "Vietnam",
+        "Mexico",
+        "Portugal",
+        "Ireland",
+        "France",
+        "Dominican-Republic",
+        "Laos",
+        "Ecuador",
+        "Taiwan",
+        "Haiti",
+        "Columbia",
+        "Hungary",
+        "Guatemala",
+        "Nicaragua",
+        "Scotland",
+        "Thailand",
+        "Yugoslavia",
+        "El-Salvador",
+        "Trinadad&Tobago",
+        "Peru",
+        "Hong",
+        "Holand-Netherlands",
+    ),
     "income": ("<=50K", ">50K"),
 }
 
@@ -73,8 +164,11 @@ def parse(text: str, file: str) -> pd.DataFrame:
     blank lines are skipped. A bad line raises PrivlabError naming ``file``, the 1-based
     line number and the column.
     """
-    numbered = [(number, raw) for number, raw in enumerate(text.splitlines(), start=1)
-                if raw.strip() and not raw.startswith("|")]
+    numbered = [
+        (number, raw)
+        for number, raw in enumerate(text.splitlines(), start=1)
+        if raw.strip() and not raw.startswith("|")
+    ]
     if not numbered:
         raise PrivlabError(f"{file}: expected data lines, got none")
     lines = np.fromiter((number for number, _ in numbered), dtype=np.int64, count=len(numbered))
@@ -82,13 +176,21 @@ def parse(text: str, file: str) -> pd.DataFrame:
     commas = pd.Series(kept).str.count(",").to_numpy()
     if np.any(commas != len(COLUMNS) - 1):
         i = int(np.flatnonzero(commas != len(COLUMNS) - 1)[0])
-        raise PrivlabError(f"{file} line {lines[i]}: expected {len(COLUMNS)} comma-separated "
-                           f"fields, got {commas[i] + 1}")
+        raise PrivlabError(
+            f"{file} line {lines[i]}: expected {len(COLUMNS)} comma-separated fields, got {commas[i] + 1}"
+        )
     # The C parser does the splitting (a Python loop over 48K lines costs ~0.5 s); the
     # comma count above guarantees row i is file line lines[i].
-    raw = pd.read_csv(io.StringIO("\n".join(kept)), header=None, names=list(COLUMNS),
-                      dtype=str, keep_default_na=False, quoting=csv.QUOTE_NONE,
-                      skipinitialspace=True, engine="c")
+    raw = pd.read_csv(
+        io.StringIO("\n".join(kept)),
+        header=None,
+        names=list(COLUMNS),
+        dtype=str,
+        keep_default_na=False,
+        quoting=csv.QUOTE_NONE,
+        skipinitialspace=True,
+        engine="c",
+    )
     out = {}
     for col in COLUMNS:
         values = raw[col]
@@ -111,8 +213,9 @@ def parse(text: str, file: str) -> pd.DataFrame:
             ok = values.isin(allowed).to_numpy()
         if not ok.all():
             i = int(np.flatnonzero(~ok)[0])
-            what = (f"one of the {len(DOMAINS[col])} {col} labels of adult.names"
-                    + ("" if col == "income" else " or '?'"))
+            what = f"one of the {len(DOMAINS[col])} {col} labels of adult.names" + (
+                "" if col == "income" else " or '?'"
+            )
             raise bad_value(file, int(lines[i]), col, what, values.iloc[i])
         if col == "income":
             values = values.where(~values.str.endswith("."), values.str[:-1])  # "<=50K." in adult.test
@@ -126,16 +229,16 @@ def _read_shipped(name: str) -> str:
     data = lzma.decompress(blob)
     digest = hashlib.sha256(data).hexdigest()
     if digest != SHA256[name]:
-        raise PrivlabError(f"shipped file {name} is corrupt: sha256 {digest} does not match "
-                           f"the expected {SHA256[name]}")
+        raise PrivlabError(
+            f"shipped file {name} is corrupt: sha256 {digest} does not match the expected {SHA256[name]}"
+        )
     return data.decode("ascii")
 
 
 @functools.lru_cache(maxsize=1)
 def _shipped_parts() -> tuple[pd.DataFrame, pd.DataFrame]:
     # Cached per process: the parse costs a few tenths of a second, callers get copies.
-    return (parse(_read_shipped("adult.data"), "adult.data"),
-            parse(_read_shipped("adult.test"), "adult.test"))
+    return (parse(_read_shipped("adult.data"), "adult.data"), parse(_read_shipped("adult.test"), "adult.test"))
 
 
 def _user_parts(directory: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -143,8 +246,9 @@ def _user_parts(directory: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     for name in ("adult.data", "adult.test"):
         file = directory / name
         if not file.is_file():
-            raise PrivlabError(f"path must be a directory holding adult.data and adult.test; "
-                               f"{str(file)!r} does not exist")
+            raise PrivlabError(
+                f"path must be a directory holding adult.data and adult.test; {str(file)!r} does not exist"
+            )
         try:
             text = file.read_text(encoding="utf-8")
         except UnicodeDecodeError:

@@ -43,6 +43,7 @@ from the same population; ``seed`` only changes the sample):
 All sampling is vectorised inverse-CDF sampling from cumulative tables (500K rows in well
 under a second).
 """
+
 from __future__ import annotations
 
 import functools
@@ -55,8 +56,16 @@ from privlab._validation import PrivlabError, check_int, rng_from
 from privlab.datasets._io import check_path, parse_int_column, read_csv_strings
 
 COLUMNS = ("age", "gender", "education", "marital", "race", "workclass", "country", "occupation")
-SIZES = {"age": 76, "gender": 2, "education": 14, "marital": 6, "race": 9, "workclass": 10,
-         "country": 83, "occupation": 50}
+SIZES = {
+    "age": 76,
+    "gender": 2,
+    "education": 14,
+    "marital": 6,
+    "race": 9,
+    "workclass": 10,
+    "country": 83,
+    "occupation": 50,
+}
 QI_COLUMNS = ("age", "gender", "marital", "race", "workclass", "country")
 N_MAX = 500_000
 N_DEFAULT = 300_000
@@ -76,7 +85,7 @@ def warped_geometric(size: int, hi: float, lo: float) -> np.ndarray:
     t = np.arange(size) / (size - 1)
 
     def freqs(g):
-        return hi * (lo / hi) ** (t ** g)
+        return hi * (lo / hi) ** (t**g)
 
     a, b = 0.05, 20.0
     for _ in range(200):
@@ -196,9 +205,10 @@ def read_extract(path: Path) -> pd.DataFrame:
     frame, lines = read_csv_strings(path, COLUMNS)
     if len(frame) == 0:
         raise PrivlabError(f"{path}: expected at least one data line, got none")
-    out = {name: parse_int_column(frame[name], file=str(path), column=name, lines=lines,
-                                  low=0, high=SIZES[name] - 1)
-           for name in COLUMNS}
+    out = {
+        name: parse_int_column(frame[name], file=str(path), column=name, lines=lines, low=0, high=SIZES[name] - 1)
+        for name in COLUMNS
+    }
     return pd.DataFrame(out, columns=list(COLUMNS))
 
 

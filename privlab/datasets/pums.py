@@ -51,6 +51,7 @@ and kept within 10..250) and recoded to the Table 2 domains:
 The code ranges follow the ACS PUMS data dictionaries as we read them; ``acs_year`` says
 which vintage the file is (default 2006, the paper's year).
 """
+
 from __future__ import annotations
 
 import functools
@@ -60,8 +61,7 @@ import numpy as np
 import pandas as pd
 
 from privlab._validation import PrivlabError, check_int, rng_from
-from privlab.datasets._io import (bad_value, check_path, parse_int_column,
-                                  read_csv_strings)
+from privlab.datasets._io import bad_value, check_path, parse_int_column, read_csv_strings
 from privlab.datasets.census import _cumulative, sample_rows
 
 COLUMNS = ("salary", "age", "sex", "education", "industry", "occupation", "travel_time")
@@ -79,47 +79,233 @@ N_DEFAULT = 2_500
 MODEL_SEED = 20_060_017
 RAW_COLUMNS = ("WAGP", "AGEP", "SEX", "SCHL", "INDP", "OCCP", "JWMNP")
 
-INDUSTRIES = ("AGR", "EXT", "UTL", "CON", "MFG", "WHL", "RET", "TRN", "INF", "FIN", "PRF",
-              "EDU", "MED", "SCA", "ENT", "SRV", "ADM", "MIL")
-INDP_STARTS = np.array([170, 370, 570, 770, 1070, 4070, 4670, 6070, 6470, 6870, 7270, 7860,
-                        7970, 8370, 8560, 8770, 9370, 9670])
+INDUSTRIES = (
+    "AGR",
+    "EXT",
+    "UTL",
+    "CON",
+    "MFG",
+    "WHL",
+    "RET",
+    "TRN",
+    "INF",
+    "FIN",
+    "PRF",
+    "EDU",
+    "MED",
+    "SCA",
+    "ENT",
+    "SRV",
+    "ADM",
+    "MIL",
+)
+INDP_STARTS = np.array(
+    [170, 370, 570, 770, 1070, 4070, 4670, 6070, 6470, 6870, 7270, 7860, 7970, 8370, 8560, 8770, 9370, 9670]
+)
 INDP_LAST = 9870
-OCCUPATIONS = ("MGR", "BUS", "FIN", "CMM", "ENG", "SCI", "CMS", "LGL", "EDU", "ENT", "MED",
-               "HLS", "PRT", "EAT", "CLN", "PRS", "SAL", "OFF", "FFF", "CON", "EXT", "RPR",
-               "PRD", "TRN", "MIL")
-OCCP_STARTS = np.array([10, 500, 800, 1000, 1300, 1600, 2000, 2100, 2200, 2600, 3000, 3600,
-                        3700, 4000, 4200, 4300, 4700, 5000, 6000, 6200, 6800, 7000, 7700,
-                        9000, 9800])
+OCCUPATIONS = (
+    "MGR",
+    "BUS",
+    "FIN",
+    "CMM",
+    "ENG",
+    "SCI",
+    "CMS",
+    "LGL",
+    "EDU",
+    "ENT",
+    "MED",
+    "HLS",
+    "PRT",
+    "EAT",
+    "CLN",
+    "PRS",
+    "SAL",
+    "OFF",
+    "FFF",
+    "CON",
+    "EXT",
+    "RPR",
+    "PRD",
+    "TRN",
+    "MIL",
+)
+OCCP_STARTS = np.array(
+    [
+        10,
+        500,
+        800,
+        1000,
+        1300,
+        1600,
+        2000,
+        2100,
+        2200,
+        2600,
+        3000,
+        3600,
+        3700,
+        4000,
+        4200,
+        4300,
+        4700,
+        5000,
+        6000,
+        6200,
+        6800,
+        7000,
+        7700,
+        9000,
+        9800,
+    ]
+)
 OCCP_LAST = 9830
 NOT_WORKED = 9920  # INDP/OCCP code of the unemployed who last worked 5+ years ago
 # 2008+ SCHL (index = code) -> 2006 SCHL level.
-SCHL_2008 = np.array([0, 1, 2, 2, 2, 2, 2, 2, 3, 3, 4, 4, 5, 6, 7, 8, 9, 9, 10, 11, 12, 13,
-                      14, 15, 16])
+SCHL_2008 = np.array([0, 1, 2, 2, 2, 2, 2, 2, 3, 3, 4, 4, 5, 6, 7, 8, 9, 9, 10, 11, 12, 13, 14, 15, 16])
 
 # Generator tables (hand-set, plausible orders of magnitude for US workers).
-_OCC_SHARE = np.array([.10, .045, .025, .025, .02, .01, .015, .01, .06, .02, .055, .025, .02,
-                       .055, .035, .035, .105, .14, .007, .05, .002, .035, .07, .06, .003])
-_OCC_SKILL = np.array([14, 13.5, 14, 14.5, 14.5, 15, 12.5, 15, 14, 12.5, 14.5, 10.5, 10, 8.5,
-                       8, 9.5, 10.5, 10.5, 7.5, 8.5, 8.5, 9.5, 9, 8.5, 10.5])
-_OCC_FEMALE = np.array([.38, .55, .55, .25, .12, .40, .65, .50, .73, .47, .72, .88, .22, .55,
-                        .40, .78, .49, .74, .20, .03, .03, .04, .30, .15, .14])
+_OCC_SHARE = np.array(
+    [
+        0.10,
+        0.045,
+        0.025,
+        0.025,
+        0.02,
+        0.01,
+        0.015,
+        0.01,
+        0.06,
+        0.02,
+        0.055,
+        0.025,
+        0.02,
+        0.055,
+        0.035,
+        0.035,
+        0.105,
+        0.14,
+        0.007,
+        0.05,
+        0.002,
+        0.035,
+        0.07,
+        0.06,
+        0.003,
+    ]
+)
+_OCC_SKILL = np.array(
+    [
+        14,
+        13.5,
+        14,
+        14.5,
+        14.5,
+        15,
+        12.5,
+        15,
+        14,
+        12.5,
+        14.5,
+        10.5,
+        10,
+        8.5,
+        8,
+        9.5,
+        10.5,
+        10.5,
+        7.5,
+        8.5,
+        8.5,
+        9.5,
+        9,
+        8.5,
+        10.5,
+    ]
+)
+_OCC_FEMALE = np.array(
+    [
+        0.38,
+        0.55,
+        0.55,
+        0.25,
+        0.12,
+        0.40,
+        0.65,
+        0.50,
+        0.73,
+        0.47,
+        0.72,
+        0.88,
+        0.22,
+        0.55,
+        0.40,
+        0.78,
+        0.49,
+        0.74,
+        0.20,
+        0.03,
+        0.03,
+        0.04,
+        0.30,
+        0.15,
+        0.14,
+    ]
+)
 # Skill scale of each education level 1..16 (index 0 unused).
-_EDU_SKILL = np.array([0, 7, 7, 7.5, 7.5, 8, 8, 8.5, 8.5, 9, 10, 10, 11, 13.5, 14.5, 15.5,
-                       15.5])
-_EDU_SHARE = np.array([.004, .003, .006, .012, .012, .015, .02, .02, .27, .07, .15, .08,
-                       .19, .09, .02, .013])
-_IND_SHARE = np.array([.012, .004, .009, .07, .13, .035, .115, .055, .025, .075, .11, .09,
-                       .11, .025, .085, .05, .05, .005])
-_IND_WAGE = np.array([-.15, .20, .25, .05, .08, .05, -.20, .05, .10, .15, .15, -.10, 0,
-                      -.20, -.35, -.20, .10, 0])
-_IND_TRAVEL = np.array([-.3, .1, .1, .1, .05, .05, -.1, .15, .05, .1, .1, -.05, 0, -.05,
-                        -.15, -.1, .1, -.2])
+_EDU_SKILL = np.array([0, 7, 7, 7.5, 7.5, 8, 8, 8.5, 8.5, 9, 10, 10, 11, 13.5, 14.5, 15.5, 15.5])
+_EDU_SHARE = np.array(
+    [0.004, 0.003, 0.006, 0.012, 0.012, 0.015, 0.02, 0.02, 0.27, 0.07, 0.15, 0.08, 0.19, 0.09, 0.02, 0.013]
+)
+_IND_SHARE = np.array(
+    [
+        0.012,
+        0.004,
+        0.009,
+        0.07,
+        0.13,
+        0.035,
+        0.115,
+        0.055,
+        0.025,
+        0.075,
+        0.11,
+        0.09,
+        0.11,
+        0.025,
+        0.085,
+        0.05,
+        0.05,
+        0.005,
+    ]
+)
+_IND_WAGE = np.array(
+    [-0.15, 0.20, 0.25, 0.05, 0.08, 0.05, -0.20, 0.05, 0.10, 0.15, 0.15, -0.10, 0, -0.20, -0.35, -0.20, 0.10, 0]
+)
+_IND_TRAVEL = np.array(
+    [-0.3, 0.1, 0.1, 0.1, 0.05, 0.05, -0.1, 0.15, 0.05, 0.1, 0.1, -0.05, 0, -0.05, -0.15, -0.1, 0.1, -0.2]
+)
 # Occupation group -> (its natural industry sector, weight of that sector).
-_AFFINITY = {"EDU": ("EDU", .7), "MED": ("MED", .7), "HLS": ("MED", .6), "MIL": ("MIL", .9),
-             "CON": ("CON", .6), "EXT": ("EXT", .6), "FFF": ("AGR", .6), "EAT": ("ENT", .7),
-             "SAL": ("RET", .5), "PRD": ("MFG", .6), "TRN": ("TRN", .5), "FIN": ("FIN", .5),
-             "LGL": ("PRF", .5), "CMS": ("SCA", .5), "PRT": ("ADM", .5), "ENT": ("INF", .3),
-             "CLN": ("SRV", .2), "PRS": ("SRV", .4)}
+_AFFINITY = {
+    "EDU": ("EDU", 0.7),
+    "MED": ("MED", 0.7),
+    "HLS": ("MED", 0.6),
+    "MIL": ("MIL", 0.9),
+    "CON": ("CON", 0.6),
+    "EXT": ("EXT", 0.6),
+    "FFF": ("AGR", 0.6),
+    "EAT": ("ENT", 0.7),
+    "SAL": ("RET", 0.5),
+    "PRD": ("MFG", 0.6),
+    "TRN": ("TRN", 0.5),
+    "FIN": ("FIN", 0.5),
+    "LGL": ("PRF", 0.5),
+    "CMS": ("SCA", 0.5),
+    "PRT": ("ADM", 0.5),
+    "ENT": ("INF", 0.3),
+    "CLN": ("SRV", 0.2),
+    "PRS": ("SRV", 0.4),
+}
 _AGE_BAND_EDGES = np.array([19, 22, 25])  # bands 16-18, 19-21, 22-24, 25+
 _AGE_BAND_MAX_EDU = (9, 12, 14, 16)
 
@@ -136,7 +322,7 @@ def model() -> dict:
         edu[band, :top] = _EDU_SHARE[:top]
     m["edu_cum"] = _cumulative(edu)
     # occupation | (sex, education): rows (sex - 1) * 16 + (education - 1).
-    fit = np.exp(-((_OCC_SKILL[None, :] - _EDU_SKILL[1:, None]) ** 2) / (2 * 2.2 ** 2))
+    fit = np.exp(-((_OCC_SKILL[None, :] - _EDU_SKILL[1:, None]) ** 2) / (2 * 2.2**2))
     sex_mix = np.stack([(1 - _OCC_FEMALE) / 0.53, _OCC_FEMALE / 0.47])
     occ = _OCC_SHARE[None, None, :] * fit[None, :, :] * sex_mix[:, None, :]
     m["occ_cum"] = _cumulative(occ.reshape(-1, len(OCCUPATIONS)))
@@ -161,14 +347,28 @@ def generate(n: int, seed) -> pd.DataFrame:
     occupation = 1 + sample_rows(m["occ_cum"], (sex - 1) * 16 + (education - 1), rng.random(n))
     industry = 1 + sample_rows(m["ind_cum"], occupation - 1, rng.random(n))
     years = age - 16
-    log_wage = (2.95 + 0.09 * (_EDU_SKILL[education] - 9) + 0.05 * years - 0.0007 * years ** 2
-                - 0.22 * (sex == 2) + 0.07 * (_OCC_SKILL[occupation - 1] - 10)
-                + _IND_WAGE[industry - 1] + rng.normal(0.0, 0.6, n))
+    log_wage = (
+        2.95
+        + 0.09 * (_EDU_SKILL[education] - 9)
+        + 0.05 * years
+        - 0.0007 * years**2
+        - 0.22 * (sex == 2)
+        + 0.07 * (_OCC_SKILL[occupation - 1] - 10)
+        + _IND_WAGE[industry - 1]
+        + rng.normal(0.0, 0.6, n)
+    )
     salary = np.clip(np.rint(np.exp(log_wage) / 10.0) * 10, 10, 250).astype(np.int64)
     log_travel = np.log(20.0) + 0.5 * _IND_TRAVEL[industry - 1] + rng.normal(0.0, 0.7, n)
     travel = np.clip(np.rint(np.exp(log_travel)), 1, 177).astype(np.int64)
-    columns = {"salary": salary, "age": age, "sex": sex, "education": education,
-               "industry": industry, "occupation": occupation, "travel_time": travel}
+    columns = {
+        "salary": salary,
+        "age": age,
+        "sex": sex,
+        "education": education,
+        "industry": industry,
+        "occupation": occupation,
+        "travel_time": travel,
+    }
     return pd.DataFrame({c: columns[c].astype(np.int64) for c in COLUMNS})
 
 
@@ -178,9 +378,13 @@ def _map_ranges(codes, starts, last, *, file, column, lines, what) -> np.ndarray
     bad = ~drop & ((codes < starts[0]) | (codes > last))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise bad_value(file, int(lines[i]), column,
-                        f"an ACS {what} code in {starts[0]}..{last} or {NOT_WORKED} or blank",
-                        str(codes[i]))
+        raise bad_value(
+            file,
+            int(lines[i]),
+            column,
+            f"an ACS {what} code in {starts[0]}..{last} or {NOT_WORKED} or blank",
+            str(codes[i]),
+        )
     groups = np.searchsorted(starts, codes, side="right")
     return np.where(drop, 0, groups)
 
@@ -205,31 +409,44 @@ def read_acs(path: Path, acs_year: int) -> pd.DataFrame:
     schl = col("SCHL", vintage, low=1, high=schl_top, allow_blank=True)
     education = np.where(schl == -1, 0, schl if acs_year < 2008 else SCHL_2008[np.maximum(schl, 0)])
     indp = col("INDP", low=0, allow_blank=True)
-    industry = _map_ranges(indp, INDP_STARTS, INDP_LAST, file=file, column="INDP", lines=lines,
-                           what="industry (INDP)")
+    industry = _map_ranges(indp, INDP_STARTS, INDP_LAST, file=file, column="INDP", lines=lines, what="industry (INDP)")
     occp_high = 992 if acs_year < 2010 else None
     occp = col("OCCP", vintage, low=0, high=occp_high, allow_blank=True)
     if acs_year < 2010:
         occp = np.where(occp == -1, -1, occp * 10)  # three-digit codes before 2010
-    occupation = _map_ranges(occp, OCCP_STARTS, OCCP_LAST, file=file, column="OCCP",
-                             lines=lines, what="occupation (OCCP)")
+    occupation = _map_ranges(
+        occp, OCCP_STARTS, OCCP_LAST, file=file, column="OCCP", lines=lines, what="occupation (OCCP)"
+    )
     jwmnp = col("JWMNP", low=1, allow_blank=True)
 
     salary = (wagp + 5_000) // 10_000 * 10  # round half up (np.rint would round 25K to 20K)
-    keep = ((wagp != -1) & (salary >= 10) & (agep >= 16) & (agep <= 84) & (education > 0)
-            & (industry > 0) & (occupation > 0) & (jwmnp != -1))
-    frame = pd.DataFrame({
-        "salary": np.minimum(salary, 250)[keep],
-        "age": agep[keep],
-        "sex": sex[keep],
-        "education": education[keep],
-        "industry": industry[keep],
-        "occupation": occupation[keep],
-        "travel_time": np.minimum(jwmnp, 177)[keep],
-    }, columns=list(COLUMNS))
+    keep = (
+        (wagp != -1)
+        & (salary >= 10)
+        & (agep >= 16)
+        & (agep <= 84)
+        & (education > 0)
+        & (industry > 0)
+        & (occupation > 0)
+        & (jwmnp != -1)
+    )
+    frame = pd.DataFrame(
+        {
+            "salary": np.minimum(salary, 250)[keep],
+            "age": agep[keep],
+            "sex": sex[keep],
+            "education": education[keep],
+            "industry": industry[keep],
+            "occupation": occupation[keep],
+            "travel_time": np.minimum(jwmnp, 177)[keep],
+        },
+        columns=list(COLUMNS),
+    )
     if len(frame) == 0:
-        raise PrivlabError(f"{file}: no rows left after preprocessing (rows need WAGP >= 5000, "
-                           f"AGEP 16..84 and SCHL, INDP, OCCP, JWMNP filled in)")
+        raise PrivlabError(
+            f"{file}: no rows left after preprocessing (rows need WAGP >= 5000, "
+            f"AGEP 16..84 and SCHL, INDP, OCCP, JWMNP filled in)"
+        )
     return frame.astype(np.int64)
 
 
@@ -266,8 +483,7 @@ def load(n=None, seed=0, path=None, acs_year=2006) -> pd.DataFrame:
         frame = read_acs(path, acs_year)
         if n is not None:
             if n > len(frame):
-                raise PrivlabError(f"n must be at most the {len(frame)} usable rows of {path}, "
-                                   f"got {n}")
+                raise PrivlabError(f"n must be at most the {len(frame)} usable rows of {path}, got {n}")
             keep = np.sort(rng.choice(len(frame), size=n, replace=False))
             frame = frame.iloc[keep].reset_index(drop=True)
     frame.attrs.update(dataset="pums", synthetic=path is None)
