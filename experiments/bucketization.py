@@ -14,7 +14,10 @@ from privlab import bucketization as bk
 from privlab._validation import PrivlabError, check_int, check_real
 from privlab.datasets import load
 from privlab.datasets.census import COLUMNS, SIZES
-from privlab.registry import IGNORE, Claim, Tolerance, claims, experiment, figure
+from privlab._legacy import IGNORE, Claim, Tolerance, claims, experiment, figure
+from privlab.registry import Paper
+
+PAPER = Paper("bucketization")
 
 CENSUS = (
     "CENSUS-like OCC/EDU tables: SYNTHETIC (privlab's seeded generator with the published "

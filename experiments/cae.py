@@ -21,7 +21,10 @@ import pandas as pd
 from privlab import cae, sdc
 from privlab._validation import check_int
 from privlab.datasets import load
-from privlab.registry import Claim, Tolerance, claims, experiment, figure
+from privlab._legacy import Claim, Tolerance, claims, experiment, figure
+from privlab.registry import Paper
+
+PAPER = Paper("cae")
 
 DATA = (
     "PUMS-like data (SYNTHETIC, seeded generator with the attributes and domains of the 2006 Illinois "

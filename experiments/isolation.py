@@ -13,7 +13,10 @@ import pandas as pd
 
 from privlab import isolation as iso
 from privlab._validation import PrivlabError, check_int
-from privlab.registry import Claim, Tolerance, claims, experiment, figure
+from privlab._legacy import Claim, Tolerance, claims, experiment, figure
+from privlab.registry import Paper
+
+PAPER = Paper("isolation")
 
 SYNTHETIC_CUBE = "SYNTHETIC: n points uniform on the hypercube [-1, 1]^d (the talk's distribution D), seeded"
 RATE_TOL = {

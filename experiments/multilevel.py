@@ -21,7 +21,10 @@ from scipy import stats
 
 from privlab import multilevel as ml
 from privlab._validation import PrivlabError, check_int, check_real
-from privlab.registry import Claim, Tolerance, claims, experiment, figure
+from privlab._legacy import Claim, Tolerance, claims, experiment, figure
+from privlab.registry import Paper
+
+PAPER = Paper("multilevel")
 
 MC_VERSION = 1  # bump when the simulation code changes what a seed produces
 SYNTH = (

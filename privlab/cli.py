@@ -15,6 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from . import claims as claims_mod
 from . import registry, runner
 from ._validation import PrivlabError
 
@@ -29,12 +30,23 @@ def _fail(message: str, code: int = 2):
 # ---------------------------------------------------------------------------------------
 def cmd_list(args) -> int:
     exps = registry.select(paper=args.paper)
+    if args.markdown:
+        print(markdown_table(exps))
+        return 0
     width = max((len(e.id) for e in exps), default=10)
     art = max((len(e.artifact) for e in exps), default=10)
     print(f"{'id':<{width}}  {'paper':<13}  {'reproduces':<{art}}  summary")
     for e in exps:
         print(f"{e.id:<{width}}  {e.paper:<13}  {e.artifact:<{art}}  {e.summary}")
     return 0
+
+
+def markdown_table(exps) -> str:
+    """The README's table of experiments, generated from the registry (a test keeps README in step)."""
+    lines = ["| id | reproduces | what |", "|---|---|---|"]
+    for e in exps:
+        lines.append(f"| `{e.id}` | {e.artifact} | {e.summary} |")
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------
@@ -144,11 +156,10 @@ def _hydra_task(cfg) -> None:
         failed.mkdir(parents=True, exist_ok=True)
         (failed / str(hc.job.num)).touch()
         return
-    disagree = sum(not c.agree for c in outcome.claims)
     job = f" job {hc.job.num}" if multirun else ""
     print(
         f"{cfg.id}{job}: {len(outcome.table)} rows in {outcome.wall_time:.1f} s -> {outcome.out_dir}"
-        + (f" ({len(outcome.claims) - disagree} claims agree, {disagree} disagree)" if outcome.claims else ""),
+        + (f" (claims: {claims_mod.counts_text(claims_mod.counts(outcome.claims))})" if outcome.claims else ""),
         flush=True,
     )
 
@@ -191,7 +202,7 @@ def cmd_run(args, hydra_args: list[str]) -> int:
             extra = [] if given else [f"hydra.sweep.dir={sweep_dir}"]
             print(f"sweep directory: {sweep_dir} (rerun the same command to resume)", flush=True)
             shutil.rmtree(sweep_dir / FAILED_MARKERS, ignore_errors=True)
-    sys.argv = ["privlab run", f"experiment={exp.id}", *extra, *overrides, *flags]
+    sys.argv = ["privlab run", f"experiment={exp.id}", *runner.searchpath_override(), *extra, *overrides, *flags]
     task = hydra.main(config_path=str(runner.conf_dir()), config_name="config", version_base="1.3")(_hydra_task)
     task()
     if sweep_dir is not None and (sweep_dir / FAILED_MARKERS).is_dir():
@@ -216,6 +227,7 @@ def cmd_reproduce(args) -> int:
     extra = [f"n_jobs={args.jobs}"] if args.jobs is not None else []
     configs = [(exp, runner.compose(exp.id, extra, profile=args.profile)) for exp in exps]
     start = time.perf_counter()
+    total: dict[str, int] = {}
     for exp, cfg in configs:
         print(f"[{exp.id}] running ({args.profile} profile)...", flush=True)
         try:
@@ -224,10 +236,13 @@ def cmd_reproduce(args) -> int:
             failures.append(exp.id)
             print(f"privlab: error: {exp.id}: {exc}", file=sys.stderr)
             continue
-        disagree = sum(not c.agree for c in outcome.claims)
-        note = f"; claims: {len(outcome.claims) - disagree} agree, {disagree} disagree" if outcome.claims else ""
+        tally = claims_mod.counts(outcome.claims)
+        total = {v: total.get(v, 0) + n for v, n in tally.items()}
+        note = f"; claims: {claims_mod.counts_text(tally)}" if outcome.claims else ""
         print(f"[{exp.id}] {len(outcome.table)} rows, {outcome.wall_time:.1f} s{note}", flush=True)
     path = report.write_report(results_dir)
+    if any(total.values()):
+        print(f"claims in all: {claims_mod.counts_text(total)}")
     print(f"report: {path} ({time.perf_counter() - start:.0f} s in all)")
     if failures:
         _fail(f"{len(failures)} experiment(s) failed: {', '.join(failures)}", 1)
@@ -293,6 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("list", help="every registered experiment")
     p.add_argument("--paper", help="only this paper's experiments")
+    p.add_argument("--markdown", action="store_true", help="print the README's table of experiments")
     p = sub.add_parser(
         "run",
         help="run one experiment through Hydra (overrides, --multirun)",
@@ -303,7 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("reproduce", help="run every experiment and write results/REPORT.md")
     p.add_argument("ids", nargs="*", help="experiment ids (default: all)")
     p.add_argument("--profile", default="quick", help="quick (minutes) or paper (the papers' full scale)")
-    p.add_argument("--paper", help="only this paper: " + ", ".join(sorted(registry.PAPERS)))
+    p.add_argument("--paper", help="only this paper (a key of 'privlab list')")
     p.add_argument("--jobs", type=int, default=None, help="worker processes inside each experiment (-1 = all cores)")
     p.add_argument("--results", help="results directory (default: results/ of the checkout)")
     p = sub.add_parser("check", help="regression check against results/reference/")

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -87,6 +89,7 @@ class RunContext:
         self._backend_ready = False
         self.cache_hits = 0
         self.cache_misses = 0
+        self.data_used: list[str] = []  # datasets.describe() of every data set the run used
 
     # -- randomness -----------------------------------------------------------------
     def seed_sequence(self, *key) -> np.random.SeedSequence:
@@ -172,15 +175,86 @@ class RunContext:
             self.cache_misses += 1
         return cached_fn(*args, **kwargs)
 
-    def dataset(self, params) -> pandas.DataFrame:
-        """``privlab.datasets.load(**params)``, cached on disk by the content of ``params``."""
-        from omegaconf import DictConfig, OmegaConf
+    def dataset(self, spec) -> Any:
+        """The data set a ``dataset`` config block names (``name`` plus parameters, or ``path=``).
 
-        if isinstance(params, DictConfig):
-            params = OmegaConf.to_container(params, resolve=True)
-        return self.cached(
-            _load_dataset, dict(params), _datasets_code_digest(), _label=f"data set {params.get('name')}"
-        )
+        ``privlab.datasets.load(**spec)``, cached on disk by the content of ``spec`` and the
+        data-set code; its `privlab.datasets.describe` label is recorded for the results.
+        """
+        params = _plain(spec)
+        self.describe_data(params)
+        return self.cached(_load_dataset, params, _datasets_code_digest(), _label=f"data set {params.get('name')}")
+
+    def describe_data(self, spec) -> str:
+        """Record (and return) the label of data a simulation draws itself through a registered
+        generator of `privlab.datasets` (e.g. fresh points of the uniform cube per trial)."""
+        from .datasets import describe
+
+        params = _plain(spec)
+        label = describe(**params)
+        if label not in self.data_used:
+            self.data_used.append(label)
+        return label
+
+    # -- checkpoints ----------------------------------------------------------------
+    def checkpoint(self, name: str, **identity) -> Checkpoint:
+        """A resumable store for partial results named ``name`` and identified by ``identity``
+        (everything that determines its content: parameters, seed, code version).
+
+        Lives under the results directory's scratch folder; the same name and identity
+        give the same store in any later run, so an interrupted run resumes and finished
+        state is shared by the experiments that need it.
+        """
+        digest = hashlib.sha256(json.dumps({"seed": self.seed, **identity}, sort_keys=True, default=str).encode())
+        path = (self.scratch_dir / f"{name}-{digest.hexdigest()[:16]}.npz") if self.scratch_dir else None
+        return Checkpoint(path)
+
+    # -- mechanisms -----------------------------------------------------------------
+    def mechanisms(self, specs, *, kind: str | None = None) -> dict:
+        """The mechanisms of a ``mechanism`` config block, built (see `privlab.mechanisms`)."""
+        from .mechanisms import build
+
+        return build(_plain(specs) if specs is not None else None, kind=kind)
+
+
+class Checkpoint:
+    """Arrays saved atomically (temporary file, fsync, rename) and loaded back; a no-op
+    without a scratch directory."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+
+    def load(self) -> dict | None:
+        """The saved arrays, or None when nothing was saved (or the file is unreadable)."""
+        if self.path is None or not self.path.is_file():
+            return None
+        try:
+            with np.load(self.path) as saved:
+                return {k: saved[k].copy() for k in saved.files}
+        except (OSError, ValueError, EOFError):  # a damaged file is no checkpoint: start over
+            return None
+
+    def save(self, **arrays) -> None:
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp.npz")
+        with open(tmp, "wb") as fh:
+            np.savez(fh, **arrays)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+
+    def describe(self) -> str:
+        return self.path.name if self.path else "(no scratch directory)"
+
+
+def _plain(spec) -> dict:
+    from omegaconf import DictConfig, OmegaConf
+
+    if isinstance(spec, DictConfig):
+        return OmegaConf.to_container(spec, resolve=True)
+    return dict(spec)
 
 
 @functools.lru_cache(maxsize=1)

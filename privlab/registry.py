@@ -1,20 +1,24 @@
-"""The experiment registry: every reproduced table or figure is an `Experiment`
-registered under the id ``"<paper>/<experiment>"``.
+"""The registry: papers and their experiments, declared once, in the papers' own modules.
 
-An experiment module (``experiments/<paper>.py``) declares::
+A paper is a module ``experiments/<paper>.py`` under a paper root (see
+`privlab.papers`). It declares itself and its experiments::
 
-    @experiment("lpb/fig1_lambda", artifact="Figure 1", summary="...", keys=("attribute", "rho1"))
+    PAPER = Paper("Ouyang, Yin, Liu - Limiting Privacy Breaches in Differential Privacy",
+                  seed="003_bcd9c4aebb45eb59.txt")
+
+    @experiment(artifact="Figure 1", summary="...", keys=("attribute", "rho1"),
+                params={"rho2": Real(0, 1, low_open=True, high_open=True), ...})
     def fig1_lambda(cfg, ctx) -> pandas.DataFrame: ...
 
-    @figure("lpb/fig1_lambda")
-    def fig1_lambda_plot(df) -> matplotlib.figure.Figure: ...
+    @fig1_lambda.figure("fig1_lambda")
+    def _(df) -> matplotlib.figure.Figure: ...
 
-    @claims("lpb/fig1_lambda")
-    def fig1_lambda_claims(df, cfg) -> list[Claim]: ...
+    @fig1_lambda.claims
+    def _(df, cfg) -> list[Claim]: ...
 
-The experiment function turns a resolved config into a tidy DataFrame (one row per
-measured point); figure functions turn that DataFrame into figures; the claims
-function compares the paper's printed numbers and statements with the result.
+The experiment's id is ``<paper>/<function name>`` (here ``lpb/fig1_lambda``): the
+module name gives the paper, the function name the experiment, and its config lives at
+``conf/experiment/<paper>/<name>.yaml`` of the same root. Nothing else names it.
 """
 
 from __future__ import annotations
@@ -22,18 +26,27 @@ from __future__ import annotations
 import functools
 import importlib
 import pkgutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from ._validation import PrivlabError
+from .claims import Claim
 
-PAPERS = {
-    "bucketization": "Wang, Wang, Fu, Wong - Inferential or Differential: Privacy Laws Dictate (F-privacy bucketing)",
-    "multilevel": "Xiao, Tao, Chen - Optimal Random Perturbation at Multiple Privacy Levels",
-    "isolation": "Chawla, Dwork, McSherry, Smith, Wee - Toward Privacy in Public Databases",
-    "lpb": "Ouyang, Yin, Liu - Limiting Privacy Breaches in Differential Privacy",
-    "cae": "Alfalayleh, Brankovic - Quantifying Privacy: An Entropy-Based Measure of Disclosure Risk",
-}
+__all__ = [
+    "Claim",
+    "Experiment",
+    "Paper",
+    "Tolerance",
+    "EXACT",
+    "IGNORE",
+    "experiment",
+    "papers",
+    "get",
+    "all_experiments",
+    "select",
+]
 
 
 @dataclass(frozen=True)
@@ -71,27 +84,29 @@ IGNORE = Tolerance(ignore=True)
 
 
 @dataclass(frozen=True)
-class Claim:
-    """One printed number or stated claim of a paper, checked against the reproduction."""
+class Paper:
+    """A paper privlab reproduces: declared as ``PAPER = Paper(...)`` in its experiments module."""
 
-    claim: str
-    paper: str
-    reproduced: str
-    agree: bool
-    note: str = ""
+    title: str
+    seed: str = ""  # the seed text the reproduction works from
+    key: str = ""  # the module name, filled in by the registry
+    root: Path | None = None  # the paper root it was found under
 
 
-@dataclass
+@dataclass(eq=False)
 class Experiment:
+    """One reproduced table or figure: a function ``(cfg, ctx) -> DataFrame`` and what goes with it."""
+
     id: str
-    run: Callable
+    run: Callable[..., Any]
     artifact: str
     summary: str
     keys: tuple[str, ...] = ()
     tolerances: Mapping[str, Tolerance] = field(default_factory=dict)
-    data: str = ""
-    figures: dict[str, Callable] = field(default_factory=dict)
-    claims: Callable | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+    smoke: tuple[str, ...] = ()
+    figures: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    claims_fn: Callable[..., list[Claim]] | None = None
 
     @property
     def paper(self) -> str:
@@ -104,80 +119,148 @@ class Experiment:
     def tolerance(self, column: str) -> Tolerance:
         return self.tolerances.get(column, EXACT)
 
+    def __call__(self, cfg: Any, ctx: Any) -> Any:
+        return self.run(cfg, ctx)
+
+    def figure(self, name: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Register the decorated ``DataFrame -> Figure`` function as a figure named ``name``."""
+
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.figures[name or fn.__name__] = fn
+            return fn
+
+        return register
+
+    def claims(self, fn: Callable[..., list[Claim]]) -> Callable[..., list[Claim]]:
+        """Register the decorated ``(DataFrame, cfg) -> list[Claim]`` function."""
+        self.claims_fn = fn
+        return fn
+
+    def check_claims(self, table: Any, cfg: Any) -> list[Claim]:
+        claims = list(self.claims_fn(table, cfg)) if self.claims_fn else []
+        for c in claims:
+            if not isinstance(c, Claim):
+                raise TypeError(f"{self.id}: claims must be Claim objects (privlab.claims helpers), got {c!r}")
+        return claims
+
 
 _REGISTRY: dict[str, Experiment] = {}
+_PAPERS: dict[str, Paper] = {}
 
 
-def experiment(id: str, *, artifact: str, summary: str, keys=(), tolerances=None, data: str = ""):
-    """Register the decorated function ``(cfg, ctx) -> DataFrame`` as experiment ``id``."""
-    paper, sep, name = id.partition("/")
-    if not sep or paper not in PAPERS or not name:
-        raise ValueError(f"experiment id must be '<paper>/<name>' with paper in {sorted(PAPERS)}, got {id!r}")
+def _paper_key(module: str) -> str:
+    prefix = "privlab.papers."
+    if not module.startswith(prefix):
+        raise ValueError(f"experiments are declared in experiments/<paper>.py of a paper root; {module} is not one")
+    return module[len(prefix) :]
 
-    def register(fn):
-        if id in _REGISTRY and _REGISTRY[id].run is not fn:
-            raise ValueError(f"experiment {id!r} registered twice")
-        _REGISTRY[id] = Experiment(
-            id=id,
+
+def experiment(
+    *,
+    artifact: str,
+    summary: str,
+    keys: Sequence[str] = (),
+    tolerances: Mapping[str, Tolerance] | None = None,
+    params: Mapping[str, Any] | None = None,
+    smoke: Sequence[str] = (),
+    figures: Mapping[str, Callable[..., Any]] | None = None,
+) -> Callable[[Callable[..., Any]], Experiment]:
+    """Register the decorated ``(cfg, ctx) -> DataFrame`` function as experiment ``<paper>/<name>``.
+
+    Parameters
+    ----------
+    artifact : str
+        What of the paper it reproduces ("Figure 1", "Table II").
+    summary : str
+        One sentence for ``privlab list`` and the report.
+    keys : sequence of str
+        Columns that identify a row of the result table.
+    tolerances : mapping, optional
+        Column -> `Tolerance` for ``privlab check``; undeclared columns compare exactly.
+    params : mapping, optional
+        The parameter contract: config key -> `privlab.params` spec (or a nested mapping).
+        A key in the config that is not declared here is refused at compose time.
+    smoke : sequence of str
+        Overrides that make the experiment tiny, for the conformance test.
+    figures : mapping, optional
+        Figure file name -> ``DataFrame -> Figure`` function (more with `Experiment.figure`).
+    """
+
+    def register(fn: Callable[..., Any]) -> Experiment:
+        exp_id = f"{_paper_key(fn.__module__)}/{fn.__name__}"
+        if exp_id in _REGISTRY and _REGISTRY[exp_id].run.__code__ is not fn.__code__:
+            raise ValueError(f"experiment {exp_id!r} registered twice")
+        exp = Experiment(
+            id=exp_id,
             run=fn,
             artifact=artifact,
             summary=summary,
             keys=tuple(keys),
             tolerances=dict(tolerances or {}),
-            data=data,
+            params=dict(params or {}),
+            smoke=tuple(smoke),
+            figures=dict(figures or {}),
         )
-        return fn
-
-    return register
-
-
-def figure(id: str, name: str | None = None):
-    """Register the decorated ``DataFrame -> Figure`` function as a figure of ``id``."""
-
-    def register(fn):
-        _REGISTRY[id].figures[name or fn.__name__] = fn
-        return fn
-
-    return register
-
-
-def claims(id: str):
-    """Register the decorated ``(DataFrame, cfg) -> list[Claim]`` function for ``id``."""
-
-    def register(fn):
-        _REGISTRY[id].claims = fn
-        return fn
+        functools.update_wrapper(exp, fn)
+        _REGISTRY[exp_id] = exp
+        return exp
 
     return register
 
 
 @functools.cache
-def _import_experiments() -> None:
-    import experiments
+def _load_papers() -> None:
+    from . import papers as pkg
 
-    for info in pkgutil.iter_modules(experiments.__path__):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"experiments.{info.name}")
+    pkg.refresh_path()
+    seen: dict[str, str] = {}
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if info.name.startswith("_"):
+            continue
+        where = getattr(info.module_finder, "path", "?")
+        if info.name in seen:
+            raise PrivlabError(f"paper {info.name!r} is defined twice: in {seen[info.name]} and {where}")
+        seen[info.name] = where
+        module = importlib.import_module(f"privlab.papers.{info.name}")
+        paper = getattr(module, "PAPER", None)
+        if not isinstance(paper, Paper):
+            raise PrivlabError(f"{module.__file__} declares no PAPER = Paper(...)")
+        root = Path(module.__file__ or ".").resolve().parents[1]
+        _PAPERS[info.name] = Paper(title=paper.title, seed=paper.seed, key=info.name, root=root)
+
+
+def papers() -> dict[str, Paper]:
+    """Every paper found under the paper roots, by key."""
+    _load_papers()
+    return dict(sorted(_PAPERS.items()))
 
 
 def all_experiments() -> list[Experiment]:
     """Every registered experiment, sorted by id."""
-    _import_experiments()
+    _load_papers()
     return [_REGISTRY[k] for k in sorted(_REGISTRY)]
 
 
 def get(id: str) -> Experiment:
     """The experiment registered as ``id``; a PrivlabError listing the known ids otherwise."""
-    _import_experiments()
+    _load_papers()
     if id not in _REGISTRY:
         known = ", ".join(sorted(_REGISTRY)) or "(none)"
         raise PrivlabError(f"unknown experiment {id!r}; known experiments: {known}")
     return _REGISTRY[id]
 
 
-def select(ids=(), paper: str | None = None) -> list[Experiment]:
+def select(ids: Sequence[str] = (), paper: str | None = None) -> list[Experiment]:
     """Experiments by id list and/or paper key (all when both are empty)."""
-    if paper is not None and paper not in PAPERS:
-        raise PrivlabError(f"--paper must be one of {', '.join(sorted(PAPERS))}; got {paper!r}")
+    known = papers()
+    if paper is not None and paper not in known:
+        raise PrivlabError(f"--paper must be one of {', '.join(known)}; got {paper!r}")
     chosen = [get(i) for i in ids] if ids else all_experiments()
     return [e for e in chosen if paper is None or e.paper == paper]
+
+
+def root_of(exp: Experiment) -> Path:
+    """The paper root holding ``exp``'s module, config and reference."""
+    root = papers()[exp.paper].root
+    assert root is not None
+    return root

@@ -23,12 +23,13 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
-from . import registry
+from . import params, registry
 from ._validation import PrivlabError
 from .context import RunContext
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PROFILES = ("quick", "paper")
+BACKENDS = ("loky", "threading", "multiprocessing", "dask", "ray")
 # keys that say how to run, not what to compute: results never depend on them
 RUNTIME_KEYS = ("n_jobs", "cache", "joblib_backend", "joblib_address", "results_dir")
 
@@ -87,19 +88,72 @@ def hydra_error_line(exc: BaseException, exp_id: str | None = None) -> str:
     return first
 
 
+def searchpath_override() -> list[str]:
+    """The Hydra override that adds every extra paper root's ``conf/`` to the search path."""
+    from .papers import roots
+
+    extra = [f"file://{r / 'conf'}" for r in roots()[1:] if (r / "conf").is_dir()]
+    return [f"hydra.searchpath=[{','.join(extra)}]"] if extra else []
+
+
+def _jobs_spec() -> params.Spec:
+    cores = os.cpu_count() or 1
+    return params.Int(-cores, 4 * cores, nonzero=True, limit=f"4 workers per core of this {cores}-core machine")
+
+
+def global_schema() -> dict:
+    """The contract of the keys every config has (conf/config.yaml)."""
+    return {
+        "id": params.Str(),
+        "profile": params.Choice(*PROFILES),
+        "seed": params.Int(0, 2**63 - 1),
+        "n_jobs": _jobs_spec(),
+        "cache": params.Bool(),
+        "joblib_backend": params.Optional(params.Choice(*BACKENDS)),
+        "joblib_address": params.Optional(params.Str()),
+        "results_dir": params.Str(),
+    }
+
+
+def validate_config(exp: registry.Experiment, cfg: DictConfig) -> None:
+    """Check every key of a composed config against the global contract, the experiment's
+    declared parameters, its data set's loader and its mechanisms (one line on the first fault)."""
+    from . import datasets, mechanisms
+
+    data = OmegaConf.to_container(cfg, resolve=True)
+    assert isinstance(data, dict)
+    schema: dict = {**global_schema(), **exp.params}
+    if "dataset" in data:
+        schema["dataset"] = params.Free()
+    if "mechanism" in data:
+        schema["mechanism"] = params.MapOf(params.Free(), min_len=0)
+    if "printed" in data:
+        schema["printed"] = params.Free()
+    if not exp.params:  # an experiment that declares nothing gets its keys' presence only
+        schema.update({k: params.Free() for k in data if k not in schema})
+    params.validate(schema, data, where=f" of {exp.id}")
+    if data["id"] != exp.id:
+        raise PrivlabError(f"id is fixed by the experiment's config path ({exp.id}); it cannot be overridden")
+    if isinstance(data.get("dataset"), dict):
+        datasets.check_spec(data["dataset"], name="dataset")
+    if "mechanism" in data:
+        mechanisms.build(data["mechanism"])
+
+
 def compose(exp_id: str, overrides=(), profile: str | None = None, *, hydra_node: bool = False) -> DictConfig:
-    """The resolved config of experiment ``exp_id`` with Hydra ``overrides`` applied.
+    """The resolved and validated config of experiment ``exp_id`` with Hydra ``overrides`` applied.
 
     ``hydra_node=True`` keeps Hydra's own node (launcher, sweep and run directories), unresolved.
     """
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
+    from hydra.core.hydra_config import HydraConfig
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    registry.get(exp_id)  # a clear error for unknown ids before Hydra's
-    overrides = [f"experiment={exp_id}", *overrides]
+    exp = registry.get(exp_id)  # a clear error for unknown ids before Hydra's
+    overrides = [f"experiment={exp_id}", *searchpath_override(), *overrides]
     if profile is not None:
         if profile not in PROFILES:
             raise PrivlabError(f"--profile must be one of {', '.join(PROFILES)}; got {profile!r}")
@@ -107,18 +161,24 @@ def compose(exp_id: str, overrides=(), profile: str | None = None, *, hydra_node
     GlobalHydra.instance().clear()
     try:
         with initialize_config_dir(config_dir=str(conf_dir()), version_base="1.3"):
-            cfg = hydra_compose(config_name="config", overrides=overrides, return_hydra_config=hydra_node)
-            if not hydra_node:
-                # rebuilt rather than OmegaConf.resolve(), which cannot put a list or dict
-                # returned by ${by_profile:...} into a scalar node
-                cfg = OmegaConf.create(OmegaConf.to_container(cfg, resolve=True))
-                OmegaConf.set_struct(cfg, True)
+            full = hydra_compose(config_name="config", overrides=overrides, return_hydra_config=True)
+            HydraConfig.instance().set_config(full)  # for ${hydra:...} (the id comes from the config path)
+            if hydra_node:
+                return full
+            # rebuilt rather than OmegaConf.resolve(), which cannot put a list or dict
+            # returned by ${by_profile:...} into a scalar node
+            data = OmegaConf.to_container(full, resolve=False)
+            assert isinstance(data, dict)
+            data.pop("hydra", None)
+            cfg = OmegaConf.create(OmegaConf.to_container(OmegaConf.create(data), resolve=True))
+            OmegaConf.set_struct(cfg, True)
     except (HydraException, OmegaConfBaseException) as exc:
         raise PrivlabError(hydra_error_line(exc, exp_id)) from None
     finally:
         GlobalHydra.instance().clear()
     if cfg.get("profile") not in PROFILES:
         raise PrivlabError(f"profile must be one of {', '.join(PROFILES)}; got {cfg.get('profile')!r}")
+    validate_config(exp, cfg)
     return cfg
 
 
@@ -164,6 +224,7 @@ def provenance(cfg: DictConfig, wall_time: float, ctx: RunContext) -> dict:
         "host_cores": os.cpu_count(),
         "workers": ctx.n_jobs,
         "cache_hits": ctx.cache_hits,
+        "data": list(ctx.data_used),
         "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
 
@@ -187,6 +248,13 @@ def table_to_csv(df: pd.DataFrame) -> str:
     return df.to_csv(index=False, lineterminator="\n")
 
 
+def claims_to_csv(claims: list) -> str:
+    """``claims.csv``: claim, printed, reproduced, verdict (agree / disagree / info), rule, note."""
+    from .claims import COLUMNS
+
+    return pd.DataFrame([c.row() for c in claims], columns=list(COLUMNS)).to_csv(index=False, lineterminator="\n")
+
+
 def _validate_table(exp: registry.Experiment, df) -> pd.DataFrame:
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"experiment {exp.id} returned {type(df).__name__}, expected a pandas DataFrame")
@@ -205,7 +273,7 @@ def make_context(cfg: DictConfig, results_dir: Path | None = None, log=print) ->
         seed=int(cfg.get("seed", 0)),
         n_jobs=cfg.get("n_jobs", 1),
         cache_dir=(results_dir / ".cache") if cache else None,
-        scratch_dir=results_dir / ".scratch" / str(cfg.get("id")).replace("/", "__"),
+        scratch_dir=results_dir / ".scratch",
         log=log,
         backend=cfg.get("joblib_backend"),
         backend_address=cfg.get("joblib_address"),
@@ -254,9 +322,9 @@ def write_outputs(
     try:
         (staging / "result.csv").write_text(table_to_csv(table))
         (staging / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
-        claims = list(exp.claims(table, cfg)) if exp.claims else []
+        claims = exp.check_claims(table, cfg)
         if claims:
-            pd.DataFrame([c.__dict__ for c in claims]).to_csv(staging / "claims.csv", index=False, lineterminator="\n")
+            (staging / "claims.csv").write_text(claims_to_csv(claims))
         for name, fn in exp.figures.items():
             _write_figure(fn(table), staging / name)
         for name, text in (extra_files or {}).items():

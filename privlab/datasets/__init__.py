@@ -87,6 +87,18 @@ def load(name, **params) -> pd.DataFrame:
     return _LOADERS[name](**params)
 
 
+def check_spec(spec, *, name: str = "dataset") -> None:
+    """Check a ``dataset`` config block (``name`` plus the loader's parameters) before loading."""
+    if not isinstance(spec, dict) or "name" not in spec:
+        raise PrivlabError(f"{name} must be a mapping with a name: one of {', '.join(NAMES)}")
+    params = {k: v for k, v in spec.items() if k != "name"}
+    data = check_choice(f"{name}.name", spec["name"], NAMES)
+    allowed = parameters(data)
+    for key in params:
+        if key not in allowed:
+            raise PrivlabError(f"unknown parameter {name}.{key} of dataset {data}; allowed: {', '.join(allowed)}")
+
+
 def is_synthetic(name, **params) -> bool:
     """True when ``load(name, **params)`` returns generated data (census/pums without path)."""
     name = _check_name(name)
@@ -105,4 +117,4 @@ def describe(name, **params) -> str:
     return _DESCRIPTIONS[name]
 
 
-__all__ = ["NAMES", "SYNTHETIC", "describe", "is_synthetic", "load", "parameters", "PrivlabError"]
+__all__ = ["NAMES", "SYNTHETIC", "check_spec", "describe", "is_synthetic", "load", "parameters", "PrivlabError"]

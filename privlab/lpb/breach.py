@@ -1,0 +1,116 @@
+"""Breach simulation: the informed adversary against calibrated Laplace noise, exact and sampled.
+
+Not in the paper: it checks the paper's central guarantee. A (rho1, rho2) breach occurs
+when a value whose prior is at most rho1 gets a posterior of at least rho2 (Definition 3
+counts ``>=``). `breach_simulation` draws the missing record from a prior, a response
+from the mechanism and the posterior the adversary computes, and sets the largest
+posterior seen beside the exact supremum over all responses (`max_posterior`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import PrivlabError, check_choice, check_int, check_real, rng_from
+from .adversary import max_posterior, posteriors, query_answers
+
+__all__ = ["PRIORS", "capped_prior", "breach_simulation", "two_point_breach_rate"]
+
+PRIORS = ("uniform", "random", "adversarial", "two_point")
+
+
+def capped_prior(kind: str, size: int, cap: float, seed: object = None) -> np.ndarray:
+    """A prior over ``size`` candidates (ordered by value) with every entry <= ``cap``.
+
+    uniform: 1/size; random: Dirichlet(1) water-filled under the cap; adversarial:
+    cap on the largest value and mass packed on the smallest values, which pushes the
+    largest value's posterior as high as the cap allows. two_point: cap on the largest
+    value and the rest on the smallest: Definition 3 bounds only the breached value's
+    prior, and this is the prior that makes LPB's bound tight.
+    """
+    check_choice("prior", kind, PRIORS)
+    size = check_int("size", size, low=2)
+    cap = check_real("cap", cap, low=0, high=1, low_open=True)
+    if kind == "two_point":
+        p = np.zeros(size)
+        p[-1], p[0] = cap, 1.0 - cap
+        return p
+    if size * cap < 1 - 1e-12:
+        raise PrivlabError(f"rho1 = {cap:g} is below 1/|U| = {1 / size:.4g}: no prior keeps every candidate <= rho1")
+    if kind == "uniform":
+        return np.full(size, 1.0 / size)
+    if kind == "random":
+        p = rng_from(seed).dirichlet(np.ones(size))
+        for _ in range(size):  # water-filling: cap, redistribute the excess over uncapped entries
+            over = p > cap
+            if not over.any():
+                break
+            excess = (p[over] - cap).sum()
+            p[over] = cap
+            free = ~np.isclose(p, cap)
+            p[free] += excess * p[free] / p[free].sum()
+        return p / p.sum()
+    p = np.zeros(size)  # adversarial
+    p[-1] = cap
+    rest = 1.0 - cap
+    for i in range(size - 1):
+        take = min(cap, rest)
+        p[i] = take
+        rest -= take
+    return p / p.sum()
+
+
+def two_point_breach_rate(rho1: float, epsilon: float) -> float:
+    """Exact probability that a response reaches ``f(D_max)`` under the two-point prior:
+    ``rho1 / 2 + (1 - rho1) / (2 gamma)`` with ``gamma = e^epsilon``. At LPB's epsilon every
+    such response puts the posterior of the largest value exactly at rho2."""
+    r1 = check_real("rho1", rho1, low=0, high=1, low_open=True, high_open=True)
+    eps = check_real("epsilon", epsilon, low=0, low_open=True)
+    return r1 / 2 + (1 - r1) / (2 * np.exp(eps))
+
+
+def breach_simulation(
+    universe: np.ndarray,
+    known: np.ndarray,
+    rho1: float,
+    rho2: float,
+    prior: str,
+    epsilon: float,
+    n_responses: int,
+    chunk: int,
+    seed: object,
+) -> dict[str, float | int | bool]:
+    """Simulate ``n_responses`` mean queries against the adversary, in chunks of ``chunk``.
+
+    Returns the largest prior among breachable values (those at most rho1), the exact
+    supremum of their posterior, the largest posterior seen, the breach rate and whether
+    each found a breach (posterior >= rho2, within 1e-9 for the sampled one).
+    """
+    n_responses = check_int("n_responses", n_responses, low=1)
+    chunk = check_int("chunk", chunk, low=1)
+    rng = rng_from(seed)
+    u = np.asarray(universe, dtype=float)
+    p = capped_prior(prior, u.size, rho1, rng)
+    answers = query_answers(u, known, "mean")
+    lam = (answers.max() - answers.min()) / epsilon
+    eligible = p <= rho1 + 1e-12  # only values whose prior is at most rho1 can be breached
+    exact = float(max_posterior(u, known, epsilon, prior=p)[eligible].max())
+    seen, breaches, done = 0.0, 0, 0
+    while done < n_responses:
+        k = min(chunk, n_responses - done)
+        idx = rng.choice(u.size, size=k, p=p)
+        r = answers[idx] + rng.laplace(0.0, lam, size=k)
+        post = posteriors(u, known, r, epsilon, prior=p)[:, eligible].max(axis=1)
+        seen = max(seen, float(post.max()))
+        breaches += int((post >= rho2 - 1e-9).sum())
+        done += k
+    return {
+        "lambda": lam,
+        "max_prior": float(p[eligible].max()),
+        "exact_max_posterior": exact,
+        "mc_max_posterior": seen,
+        "mc_breach_rate": breaches / n_responses,
+        "responses": n_responses,
+        "exact_breach": exact >= rho2 - 1e-12,
+        "mc_breach": breaches > 0,
+    }

@@ -1,0 +1,118 @@
+"""Noise calibration rules: LPB's (rho1, rho2) rule and the two it is compared with.
+
+LPB (Theorem 2 of the paper, after Evfimievski et al.): a Laplace scale
+``lam = delta / ln(gamma)`` with ``gamma = rho2 (1 - rho1) / (rho1 (1 - rho2))`` keeps every
+posterior of a value whose prior is at most rho1 at or below rho2. Differential
+identifiability (Lee and Clifton) is the special case rho1 = 1/|U|; plain epsilon-DP fixes
+epsilon directly. The three are mechanisms of the ``conf/mechanism`` group (kind
+``noise_calibration``) with one interface, `Calibration.calibrate`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import PrivlabError, check_int, check_real
+
+__all__ = [
+    "amplification_bound",
+    "lpb_epsilon",
+    "laplace_scale",
+    "differential_identifiability_scale",
+    "Calibration",
+    "LPBCalibration",
+    "DifferentialIdentifiability",
+    "EpsilonDP",
+]
+
+
+def check_rhos(rho1: float, rho2: float) -> tuple[float, float]:
+    """Validate 0 < rho1 < rho2 < 1."""
+    r1 = check_real("rho1", rho1, low=0, high=1, low_open=True, high_open=True)
+    r2 = check_real("rho2", rho2, low=0, high=1, low_open=True, high_open=True)
+    if r1 >= r2:
+        raise PrivlabError(f"rho1 must be smaller than rho2, got rho1={r1:g} >= rho2={r2:g}")
+    return r1, r2
+
+
+def amplification_bound(rho1: float, rho2: float) -> float:
+    """gamma = rho2 (1 - rho1) / (rho1 (1 - rho2)): the largest amplification that
+    still guarantees (rho1, rho2)-privacy (Evfimievski et al., Theorem 2 of the paper)."""
+    r1, r2 = check_rhos(rho1, rho2)
+    return r2 * (1 - r1) / (r1 * (1 - r2))
+
+
+def lpb_epsilon(rho1: float, rho2: float) -> float:
+    """The epsilon LPB assigns to (rho1, rho2): ln gamma (for the informed adversary)."""
+    return float(np.log(amplification_bound(rho1, rho2)))
+
+
+def laplace_scale(delta: float, rho1: float, rho2: float) -> float:
+    """LPB's Laplace scale ``lam = delta / ln(rho2 (1 - rho1) / (rho1 (1 - rho2)))``.
+
+    Parameters
+    ----------
+    delta : float
+        Global sensitivity of the query (> 0).
+    rho1, rho2 : float
+        Prior and posterior thresholds, 0 < rho1 < rho2 < 1.
+
+    Returns
+    -------
+    float
+        The scale lambda of the Laplace noise.
+    """
+    d = check_real("delta", delta, low=0, low_open=True)
+    return d / lpb_epsilon(rho1, rho2)
+
+
+def differential_identifiability_scale(delta: float, universe_size: int, rho: float) -> float:
+    """Lee and Clifton's rule, LPB's special case rho1 = 1/|U|: ``delta / ln((m - 1) rho / (1 - rho))``."""
+    m = check_int("universe_size", universe_size, low=2)
+    return laplace_scale(delta, 1.0 / m, rho)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A rule turning a query's sensitivity and the privacy targets into (epsilon, lambda)."""
+
+    def epsilon(self, universe_size: int, rho1: float, rho2: float) -> float:
+        raise NotImplementedError
+
+    def calibrate(self, delta: float, universe_size: int, rho1: float, rho2: float) -> tuple[float, float]:
+        """``(epsilon, lambda)`` for a query of sensitivity ``delta`` over a universe of
+        ``universe_size`` values, against (rho1, rho2) breaches (rules that ignore them do)."""
+        eps = self.epsilon(universe_size, rho1, rho2)
+        return eps, check_real("delta", delta, low=0, low_open=True) / eps
+
+
+@dataclass(frozen=True)
+class LPBCalibration(Calibration):
+    """LPB: epsilon = ln(rho2 (1 - rho1) / (rho1 (1 - rho2)))."""
+
+    def epsilon(self, universe_size: int, rho1: float, rho2: float) -> float:
+        return lpb_epsilon(rho1, rho2)
+
+
+@dataclass(frozen=True)
+class DifferentialIdentifiability(Calibration):
+    """Lee and Clifton: LPB with rho1 = 1/|U| whatever the adversary's prior."""
+
+    def epsilon(self, universe_size: int, rho1: float, rho2: float) -> float:
+        m = check_int("universe_size", universe_size, low=2)
+        return lpb_epsilon(1.0 / m, rho2)
+
+
+@dataclass(frozen=True)
+class EpsilonDP(Calibration):
+    """Plain epsilon-differential privacy: a fixed epsilon, blind to (rho1, rho2)."""
+
+    eps: float = 1.0
+
+    def __post_init__(self) -> None:
+        check_real("eps", self.eps, low=0, low_open=True)
+
+    def epsilon(self, universe_size: int, rho1: float, rho2: float) -> float:
+        return float(self.eps)

@@ -1,0 +1,131 @@
+"""Statistics shared by every paper: standard errors, intervals, z-scores, goodness of fit.
+
+Monte Carlo estimates in privlab are always reported with a standard error computed
+here, and compared with their exact counterparts by the helpers of `privlab.claims`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats as _st
+
+from ._validation import PrivlabError, check_int, check_real
+
+__all__ = [
+    "proportion_se",
+    "wilson_interval",
+    "mean_se",
+    "quantile_se",
+    "zscores",
+    "pooled_gof",
+]
+
+
+def proportion_se(count: float, n: float) -> float:
+    """Standard error of the proportion ``count / n``, from the Laplace-smoothed
+    ``(count + 1) / (n + 2)`` so that an empty (or full) cell does not claim zero uncertainty.
+
+    NaN when ``n <= 0``.
+    """
+    if n <= 0:
+        return float("nan")
+    q = (count + 1) / (n + 2)
+    return math.sqrt(q * (1 - q) / n)
+
+
+def wilson_interval(successes: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion: good down to zero successes.
+
+    With no success the upper end is ``z^2 / (n + z^2)`` (about 3.84 / n at 95 %).
+    """
+    k = check_int("successes", successes, low=0)
+    n = check_int("n", n, low=1)
+    if k > n:
+        raise PrivlabError(f"successes must be at most n = {n}, got {k}")
+    level = check_real("level", level, low=0, high=1, low_open=True, high_open=True)
+    z = float(_st.norm.ppf(0.5 + level / 2))
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mean_se(values: np.ndarray) -> float:
+    """Standard error of the sample mean (sample s.d. / sqrt(n)); 0 for a single value."""
+    v = np.asarray(values, dtype=float)
+    if v.size < 2:
+        return 0.0
+    return float(v.std(ddof=1) / math.sqrt(v.size))
+
+
+def quantile_se(q: float, n: int, density: float) -> float:
+    """Asymptotic standard error of the sample ``q``-quantile: ``sqrt(q (1 - q) / n) / f(x_q)``."""
+    return math.sqrt(q * (1 - q) / n) / density
+
+
+def zscores(estimate: np.ndarray, exact: np.ndarray, se: np.ndarray) -> np.ndarray:
+    """``|estimate - exact| / se``, NaN where ``se`` is 0 (deterministic entries)."""
+    est, ex, s = (np.asarray(v, dtype=float) for v in (estimate, exact, se))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(s > 0, np.abs(est - ex) / np.where(s > 0, s, 1.0), np.nan)
+
+
+def pooled_gof(counts: np.ndarray, probs: np.ndarray, min_expected: float) -> dict[str, float]:
+    """Pearson chi-square and Williams-corrected G-test of ``counts`` against ``probs``.
+
+    Cells are sorted by expected count and consecutive small cells merged until every
+    group expects at least ``min_expected`` (a grouping fixed by the null law alone, so
+    the test keeps its level). Both statistics come from `scipy.stats.power_divergence`;
+    Williams' correction divides G by ``q = 1 + (sum 1/E - 1/n) / (6 df)``, the first-order
+    excess of E[G] over df when groups expect few counts.
+
+    Returns
+    -------
+    dict with ``groups``, ``chi2``, ``chi2_p``, ``g``, ``williams_q``, ``g_p`` and
+    ``impossible_cells_hit`` (counts in cells of probability 0: then both p-values are 0).
+    """
+    min_expected = check_real("min_expected", min_expected, low=0, low_open=True)
+    counts = np.asarray(counts).ravel().astype(float)
+    expected = np.asarray(probs, dtype=float).ravel() * counts.sum()
+    zero = expected <= 0
+    if counts[zero].sum() > 0:
+        return {
+            "groups": 0,
+            "chi2": np.inf,
+            "chi2_p": 0.0,
+            "g": np.inf,
+            "g_p": 0.0,
+            "impossible_cells_hit": int((counts[zero] > 0).sum()),
+        }
+    order = np.argsort(expected[~zero], kind="stable")
+    e, c = expected[~zero][order], counts[~zero][order]
+    big = e >= min_expected
+    small_e, small_c = e[~big], c[~big]
+    group = np.floor(np.cumsum(small_e) / min_expected).astype(np.int64)
+    ge, gc = np.bincount(group, small_e), np.bincount(group, small_c)
+    if ge.size > 1 and ge[-1] < min_expected:  # fold the short last group into the previous one
+        ge[-2] += ge[-1]
+        gc[-2] += gc[-1]
+        ge, gc = ge[:-1], gc[:-1]
+    E = np.concatenate([e[big], ge])
+    O = np.concatenate([c[big], gc])
+    keep = E > 0
+    E, O = E[keep], O[keep]
+    df = E.size - 1
+    if df < 1:
+        raise PrivlabError(f"min_expected = {min_expected:g} pools every cell into one group: no test is possible")
+    chi2 = float(_st.power_divergence(O, E, lambda_="pearson").statistic)
+    g = float(_st.power_divergence(O, E, lambda_="log-likelihood").statistic)
+    q = 1.0 + ((1.0 / E).sum() - 1.0 / O.sum()) / (6.0 * df)
+    return {
+        "groups": int(E.size),
+        "chi2": chi2,
+        "chi2_p": float(_st.chi2.sf(chi2, df)),
+        "g": g,
+        "williams_q": float(q),
+        "g_p": float(_st.chi2.sf(g / q, df)),
+        "impossible_cells_hit": 0,
+    }
