@@ -49,7 +49,7 @@ def check_int(name: str, value, *, low=None, high=None) -> int:
     if isinstance(value, (numbers.Integral, np.integer)):
         k = int(value)
     elif isinstance(value, (numbers.Real, np.floating)) and float(value).is_integer():
-        k = int(value)  # 1e10 from a YAML file is a float but means an integer
+        k = int(float(value))  # 1e10 from a YAML file is a float but means an integer
     else:
         raise PrivlabError(f"{name} must be an integer, got {_fmt(value)}")
     if (low is not None and k < low) or (high is not None and k > high):

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._validation import PrivlabError
 from .registry import Experiment, Tolerance
 
 
@@ -64,17 +65,19 @@ def compare(exp: Experiment, new: pd.DataFrame, ref: pd.DataFrame) -> Drift:
         a, b = new[col], ref[col]
         if pd.api.types.is_numeric_dtype(a) and pd.api.types.is_numeric_dtype(b):
             x, y = a.to_numpy(float), b.to_numpy(float)
-            both_nan = np.isnan(x) & np.isnan(y)
             allowed = tol.atol + tol.rtol * np.abs(y)
             if tol.se:
                 allowed = allowed + tol.k * np.abs(ref[tol.se].to_numpy(float))
-            diff = np.where(both_nan, 0.0, np.abs(x - y))
-            diff = np.where(np.isnan(diff), np.inf, diff)
-            ratio = np.where(diff == 0, 0.0, diff / np.maximum(allowed, 1e-300))
-            col_worst = float(ratio.max()) if ratio.size else 0.0
+            allowed = np.where(np.isnan(allowed), tol.atol, allowed)  # a missing s.e. allows no noise
+            same = (x == y) | (np.isnan(x) & np.isnan(y))  # NaN equals only NaN
+            diff = np.where(same, 0.0, np.abs(x - y))
+            diff = np.where(np.isnan(diff), np.inf, diff)  # NaN against a number, either way round
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(diff == 0, 0.0, diff / np.maximum(allowed, 1e-300))
+            col_worst = float(np.nanmax(ratio)) if ratio.size else 0.0
         else:
-            same = ((a.astype(str) == b.astype(str)) | (a.isna() & b.isna())).to_numpy()
-            col_worst = 0.0 if same.all() else np.inf
+            same_text = ((a.astype(str) == b.astype(str)) | (a.isna() & b.isna())).to_numpy()
+            col_worst = 0.0 if same_text.all() else np.inf
         if col_worst > worst:
             worst, worst_col = col_worst, col
             worst_text = not pd.api.types.is_numeric_dtype(a) or not pd.api.types.is_numeric_dtype(b)
@@ -92,8 +95,35 @@ def reference_path(exp: Experiment, reference_dir: Path) -> Path:
     return Path(reference_dir) / exp.paper / exp.name / "result.csv"
 
 
+def read_reference(exp: Experiment, path: Path) -> pd.DataFrame:
+    """A committed reference table, read strictly: an unreadable, empty or malformed file, or
+    one whose key columns repeat, is one line naming the file (and line)."""
+    try:
+        ref = pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise PrivlabError(f"reference {path} is empty; regenerate it with 'privlab check {exp.id} --update'") from None
+    except pd.errors.ParserError as exc:
+        raise PrivlabError(f"reference {path} is not a valid CSV: {str(exc).strip().splitlines()[-1]}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PrivlabError(f"reference {path} cannot be read: {exc}") from None
+    if ref.empty:
+        raise PrivlabError(f"reference {path} has a header but no rows")
+    missing = [k for k in exp.keys if k not in ref.columns]
+    if missing:
+        raise PrivlabError(f"reference {path} lacks the key column(s) {', '.join(missing)}")
+    if exp.keys:
+        dup = ref.duplicated(list(exp.keys), keep=False)
+        if dup.any():
+            lines = (np.flatnonzero(dup.to_numpy())[:4] + 2).tolist()  # +2: header line, 1-based
+            raise PrivlabError(f"reference {path} repeats a row of key columns {', '.join(exp.keys)} at lines {lines}")
+    return ref
+
+
 def check_against_reference(exp: Experiment, table: pd.DataFrame, reference_dir: Path) -> Drift:
+    reference_dir = Path(reference_dir)
+    if not reference_dir.is_dir():
+        raise PrivlabError(f"reference directory {reference_dir} does not exist")
     path = reference_path(exp, reference_dir)
     if not path.is_file():
         return Drift("missing", f"no reference at {path}; run 'privlab check {exp.id} --update'", np.inf)
-    return compare(exp, table, pd.read_csv(path))
+    return compare(exp, table, read_reference(exp, path))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import shutil
 import sys
 import tempfile
@@ -16,7 +17,7 @@ import time
 from pathlib import Path
 
 from . import claims as claims_mod
-from . import registry, runner
+from . import registry, runner, sweeps
 from ._validation import PrivlabError
 
 
@@ -30,6 +31,8 @@ def _fail(message: str, code: int = 2):
 # ---------------------------------------------------------------------------------------
 def cmd_list(args) -> int:
     exps = registry.select(paper=args.paper)
+    for paper, why in registry.broken().items():
+        print(f"privlab: warning: paper {paper} is unavailable: {why}", file=sys.stderr)
     if args.markdown:
         print(markdown_table(exps))
         return 0
@@ -72,7 +75,7 @@ def _sweep_jobs(overrides: list[str]) -> list[list[str]]:
                 raise PrivlabError(f"the sweep over {ov.get_key_element()} is empty; give at least one value")
             choices.append([f"{ov.get_key_element()}={v}" for v in values])
         else:
-            choices.append([ov.input_line])
+            choices.append([str(ov.input_line)])
     return [list(c) for c in itertools.product(*choices)]
 
 
@@ -127,13 +130,16 @@ def sweep_dir_for(exp_id: str, params: list[str], results_dir: Path) -> Path:
     return results_dir / "sweeps" / exp_id / digest
 
 
-FAILED_MARKERS = ".failed-jobs"
+FAILED_MARKERS = sweeps.FAILED_MARKERS
 
 
 def _hydra_task(cfg) -> None:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
+    from .context import die_with_parent
+
+    die_with_parent()  # a job run by a launcher's worker process ends with the launcher
     hc = HydraConfig.get()
     out_dir = Path(hc.runtime.output_dir)
     multirun = hc.mode == RunMode.MULTIRUN
@@ -219,34 +225,53 @@ def cmd_run(args, hydra_args: list[str]) -> int:
 # privlab reproduce
 # ---------------------------------------------------------------------------------------
 def cmd_reproduce(args) -> int:
-    from . import report
+    from . import report, store
 
     exps = registry.select(args.ids, paper=args.paper)
-    results_dir = Path(args.results) if args.results else runner.default_results_dir()
-    failures = []
-    extra = [f"n_jobs={args.jobs}"] if args.jobs is not None else []
-    configs = [(exp, runner.compose(exp.id, extra, profile=args.profile)) for exp in exps]
+    results_dir = store.writable_dir(Path(args.results) if args.results else runner.default_results_dir(), "--results")
+    extra = [f"results_dir={results_dir}"] + ([f"n_jobs={args.jobs}"] if args.jobs is not None else [])
+    configs = [(exp, runner.compose(exp.id, extra, profile=args.profile)) for exp in exps]  # bad input: before any run
     start = time.perf_counter()
     total: dict[str, int] = {}
-    for exp, cfg in configs:
-        print(f"[{exp.id}] running ({args.profile} profile)...", flush=True)
+    failures: list[str] = []
+    longest = ("", 0.0)
+    for k, (exp, cfg) in enumerate(configs, start=1):
+        head = f"[{k}/{len(configs)}, {_clock(time.perf_counter() - start)}] {exp.id}"
+        out_dir = results_dir / exp.paper / exp.name
+        if not args.force and runner.is_complete(out_dir, cfg, exp):
+            print(f"{head}: complete for this config, seed and code, skipped (--force reruns it)", flush=True)
+            runner.clear_error(results_dir, exp)
+            continue
+        slowest = f"; longest so far {longest[0]} {longest[1]:.0f} s" if longest[0] else ""
+        print(f"{head}: running ({args.profile} profile{slowest})", flush=True)
         try:
             outcome = runner.execute(exp.id, cfg, results_dir=results_dir)
-        except PrivlabError as exc:
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # one experiment's fault (a solver crash, a dead worker, a bug) stops only it
             failures.append(exp.id)
-            print(f"privlab: error: {exp.id}: {exc}", file=sys.stderr)
+            log = runner.record_error(results_dir, exp, exc)
+            print(f"privlab: error: {exp.id}: {runner.error_line(exc)} (traceback: {log})", file=sys.stderr, flush=True)
             continue
+        runner.clear_error(results_dir, exp)
+        if outcome.wall_time > longest[1]:
+            longest = (exp.id, outcome.wall_time)
         tally = claims_mod.counts(outcome.claims)
         total = {v: total.get(v, 0) + n for v, n in tally.items()}
         note = f"; claims: {claims_mod.counts_text(tally)}" if outcome.claims else ""
-        print(f"[{exp.id}] {len(outcome.table)} rows, {outcome.wall_time:.1f} s{note}", flush=True)
+        print(f"{head}: {len(outcome.table)} rows, {outcome.wall_time:.1f} s{note}", flush=True)
     path = report.write_report(results_dir)
     if any(total.values()):
         print(f"claims in all: {claims_mod.counts_text(total)}")
-    print(f"report: {path} ({time.perf_counter() - start:.0f} s in all)")
+    print(f"report: {path} ({_clock(time.perf_counter() - start)} in all)")
     if failures:
-        _fail(f"{len(failures)} experiment(s) failed: {', '.join(failures)}", 1)
+        _fail(f"{len(failures)} experiment(s) failed: {', '.join(failures)}; the others completed", 1)
     return 0
+
+
+def _clock(seconds: float) -> str:
+    m, s = divmod(int(seconds), 60)
+    return f"{m // 60}:{m % 60:02d}:{s:02d}" if m >= 60 else f"{m}:{s:02d}"
 
 
 # ---------------------------------------------------------------------------------------
@@ -256,16 +281,24 @@ def cmd_check(args) -> int:
     from . import check
 
     exps = registry.select(args.ids, paper=args.paper)
-    ref_dir = Path(args.reference) if args.reference else runner.reference_dir()
+    given = Path(args.reference) if args.reference else None
     configs = [(exp, runner.compose(exp.id, [], profile="quick")) for exp in exps]
     width = max((len(e.id) for e in exps), default=10)
     print(f"{'experiment':<{width}}  {'status':<8}  {'seconds':>7}  detail", flush=True)
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
         for exp, cfg in configs:  # rows stream out as experiments finish
+            ref_dir = given or runner.reference_dir(exp)
             ctx = runner.make_context(cfg, Path(tmp), log=lambda m: None)
             start = time.perf_counter()
-            table = runner.run_table(exp, cfg, ctx)
+            try:
+                table = runner.run_table(exp, cfg, ctx)
+            except KeyboardInterrupt:
+                raise
+            except Exception as exc:  # a fault in one experiment is its row, not the end of the check
+                bad += 1
+                print(f"{exp.id:<{width}}  {'ERROR':<8}  {time.perf_counter() - start:7.1f}  {runner.error_line(exc)}")
+                continue
             seconds = time.perf_counter() - start
             if args.update:
                 target = runner.atomic_write_text(check.reference_path(exp, ref_dir), runner.table_to_csv(table))
@@ -284,8 +317,6 @@ def cmd_check(args) -> int:
 # privlab sweep-report SWEEP_DIR
 # ---------------------------------------------------------------------------------------
 def cmd_sweep_report(args) -> int:
-    from . import sweeps
-
     where = {}
     for item in args.where or []:
         col, sep, value = item.partition("=")
@@ -321,7 +352,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", default="quick", help="quick (minutes) or paper (the papers' full scale)")
     p.add_argument("--paper", help="only this paper (a key of 'privlab list')")
     p.add_argument("--jobs", type=int, default=None, help="worker processes inside each experiment (-1 = all cores)")
-    p.add_argument("--results", help="results directory (default: results/ of the checkout)")
+    p.add_argument("--results", help="results directory (default: results/ of the checkout, or PRIVLAB_RESULTS)")
+    p.add_argument("--force", action="store_true", help="rerun experiments whose complete result already exists")
     p = sub.add_parser("check", help="regression check against results/reference/")
     p.add_argument("ids", nargs="*", help="experiment ids (default: all)")
     p.add_argument("--paper", help="only this paper")
@@ -336,6 +368,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    os.environ["PRIVLAB_MAIN_PID"] = str(os.getpid())  # workers watch for this process's death
     parser = build_parser()
     try:
         if argv[:1] == ["run"] and len(argv) >= 2 and not argv[1].startswith("-"):

@@ -47,6 +47,60 @@ def effective_jobs(n_jobs: int | None) -> int:
     return cores + 1 + n_jobs if n_jobs < 0 else min(int(n_jobs), max(cores, 1) * 4)
 
 
+_WATCHING = False
+
+
+def die_with_parent() -> None:
+    """In a worker process of a privlab run: exit as soon as the parent process is gone.
+
+    A SIGKILLed run must not leave workers computing on and writing into results whose
+    owner is dead. The main process sets PRIVLAB_MAIN_PID; any other process that calls
+    this watches its parent from a daemon thread and exits when it changes.
+    """
+    global _WATCHING
+    main = os.environ.get("PRIVLAB_MAIN_PID")
+    if _WATCHING or main is None or main == str(os.getpid()):
+        return
+    import threading
+    import time
+
+    parent, owner = os.getppid(), int(main)
+
+    def orphaned() -> bool:
+        if os.getppid() != parent:
+            return True
+        try:
+            os.kill(owner, 0)  # the run's main process (maybe our grandparent) is still there
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            pass
+        return False
+
+    if orphaned():  # the parent died before this worker got its first task
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if orphaned():
+                os._exit(1)
+
+    threading.Thread(target=watch, name="privlab-parent-watch", daemon=True).start()
+    _WATCHING = True
+
+
+class _InWorker:
+    """``fn`` run in a worker: the worker first arranges to die with its parent."""
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+
+    def __call__(self, item):
+        die_with_parent()
+        return self.fn(item)
+
+
 class RunContext:
     """Seeds, a deterministic parallel map, progress bars, a log and an on-disk cache.
 
@@ -128,7 +182,8 @@ class RunContext:
         self._activate_backend()
         backend_kw = {"backend": self.backend} if self.backend else {}
         with parallel_config(**backend_kw):
-            gen = Parallel(n_jobs=jobs, return_as="generator")(delayed(fn)(item) for item in items)
+            work = _InWorker(fn)
+            gen = Parallel(n_jobs=jobs, return_as="generator")(delayed(work)(item) for item in items)
             return list(self.progress(gen, total=len(items), desc=desc))
 
     def _activate_backend(self) -> None:
@@ -252,9 +307,9 @@ class Checkpoint:
 def _plain(spec) -> dict:
     from omegaconf import DictConfig, OmegaConf
 
-    if isinstance(spec, DictConfig):
-        return OmegaConf.to_container(spec, resolve=True)
-    return dict(spec)
+    data = OmegaConf.to_container(spec, resolve=True) if isinstance(spec, DictConfig) else dict(spec)
+    assert isinstance(data, dict)
+    return data
 
 
 @functools.lru_cache(maxsize=1)

@@ -60,7 +60,7 @@ class Int(Spec):
         if isinstance(value, (numbers.Integral, np.integer)):
             k = int(value)
         elif isinstance(value, (numbers.Real, np.floating)) and math.isfinite(value) and float(value).is_integer():
-            k = int(value)
+            k = int(float(value))
         else:
             raise PrivlabError(f"{name} must be {self.allowed()}, got {_fmt(value)}")
         if self.high is not None and k > self.high and self.limit:

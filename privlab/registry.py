@@ -208,8 +208,12 @@ def experiment(
     return register
 
 
+_BROKEN: dict[str, str] = {}  # paper -> why its module failed to load
+
+
 @functools.cache
 def _load_papers() -> None:
+    """Import every paper module; one that fails to import is recorded, not fatal to the others."""
     from . import papers as pkg
 
     pkg.refresh_path()
@@ -221,12 +225,25 @@ def _load_papers() -> None:
         if info.name in seen:
             raise PrivlabError(f"paper {info.name!r} is defined twice: in {seen[info.name]} and {where}")
         seen[info.name] = where
-        module = importlib.import_module(f"privlab.papers.{info.name}")
+        try:
+            module = importlib.import_module(f"privlab.papers.{info.name}")
+        except Exception as exc:  # a broken paper must not take the others down
+            _BROKEN[info.name] = f"{where}/{info.name}.py failed to import: {type(exc).__name__}: {exc}".splitlines()[0]
+            for key in [k for k in _REGISTRY if k.startswith(f"{info.name}/")]:
+                del _REGISTRY[key]
+            continue
         paper = getattr(module, "PAPER", None)
         if not isinstance(paper, Paper):
-            raise PrivlabError(f"{module.__file__} declares no PAPER = Paper(...)")
+            _BROKEN[info.name] = f"{module.__file__} declares no PAPER = Paper(...)"
+            continue
         root = Path(module.__file__ or ".").resolve().parents[1]
         _PAPERS[info.name] = Paper(title=paper.title, seed=paper.seed, key=info.name, root=root)
+
+
+def broken() -> dict[str, str]:
+    """Papers whose module failed to load, with the reason (shown by ``privlab list``)."""
+    _load_papers()
+    return dict(_BROKEN)
 
 
 def papers() -> dict[str, Paper]:
@@ -244,6 +261,8 @@ def all_experiments() -> list[Experiment]:
 def get(id: str) -> Experiment:
     """The experiment registered as ``id``; a PrivlabError listing the known ids otherwise."""
     _load_papers()
+    if id not in _REGISTRY and id.partition("/")[0] in _BROKEN:
+        raise PrivlabError(f"experiment {id!r} is unavailable: {_BROKEN[id.partition('/')[0]]}")
     if id not in _REGISTRY:
         known = ", ".join(sorted(_REGISTRY)) or "(none)"
         raise PrivlabError(f"unknown experiment {id!r}; known experiments: {known}")
@@ -253,6 +272,8 @@ def get(id: str) -> Experiment:
 def select(ids: Sequence[str] = (), paper: str | None = None) -> list[Experiment]:
     """Experiments by id list and/or paper key (all when both are empty)."""
     known = papers()
+    if paper is not None and paper in _BROKEN:
+        raise PrivlabError(f"paper {paper} is unavailable: {_BROKEN[paper]}")
     if paper is not None and paper not in known:
         raise PrivlabError(f"--paper must be one of {', '.join(known)}; got {paper!r}")
     chosen = [get(i) for i in ids] if ids else all_experiments()

@@ -10,10 +10,10 @@ previous complete result or the new complete result, never a mixture.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
-import shutil
 import subprocess
 import time
 from dataclasses import dataclass
@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
-from . import params, registry
+from . import params, registry, store
 from ._validation import PrivlabError
 from .context import RunContext
 
@@ -50,8 +50,13 @@ def default_results_dir() -> Path:
     return Path(os.environ.get("PRIVLAB_RESULTS", REPO_ROOT / "results"))
 
 
-def reference_dir() -> Path:
-    return Path(os.environ.get("PRIVLAB_REFERENCE", REPO_ROOT / "results" / "reference"))
+def reference_dir(exp: registry.Experiment | None = None) -> Path:
+    """Where committed references live: ``PRIVLAB_REFERENCE`` if set, else ``results/reference/``
+    of the paper root that holds ``exp`` (the checkout for privlab's own papers)."""
+    if "PRIVLAB_REFERENCE" in os.environ:
+        return Path(os.environ["PRIVLAB_REFERENCE"])
+    root = registry.root_of(exp) if exp is not None else REPO_ROOT
+    return root / "results" / "reference"
 
 
 # ---------------------------------------------------------------------------------------
@@ -171,6 +176,7 @@ def compose(exp_id: str, overrides=(), profile: str | None = None, *, hydra_node
             assert isinstance(data, dict)
             data.pop("hydra", None)
             cfg = OmegaConf.create(OmegaConf.to_container(OmegaConf.create(data), resolve=True))
+            assert isinstance(cfg, DictConfig)
             OmegaConf.set_struct(cfg, True)
     except (HydraException, OmegaConfBaseException) as exc:
         raise PrivlabError(hydra_error_line(exc, exp_id)) from None
@@ -207,7 +213,7 @@ def _git_commit() -> str | None:
 
 
 def provenance(cfg: DictConfig, wall_time: float, ctx: RunContext) -> dict:
-    versions = {}
+    versions: dict[str, str | None] = {}
     for pkg in ("privlab", *_PACKAGES):
         try:
             versions[pkg] = metadata.version(pkg)
@@ -225,6 +231,7 @@ def provenance(cfg: DictConfig, wall_time: float, ctx: RunContext) -> dict:
         "workers": ctx.n_jobs,
         "cache_hits": ctx.cache_hits,
         "data": list(ctx.data_used),
+        "code_version": code_version(registry.get(str(cfg.get("id")))),
         "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
 
@@ -310,19 +317,15 @@ def write_outputs(
     prov: dict,
     extra_files: dict | None = None,
 ) -> list:
-    """Write every output of a finished run into ``out_dir``, atomically (staging + rename)."""
+    """Write every output of a finished run into ``out_dir``, atomically (see `privlab.store`)."""
     import matplotlib
 
     matplotlib.use("Agg")
-    out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = out_dir.parent / f".{out_dir.name}.staging-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
-    try:
+    claims = exp.check_claims(table, cfg)  # before anything is written: a failing claim writes nothing
+
+    def fill(staging: Path) -> None:
         (staging / "result.csv").write_text(table_to_csv(table))
         (staging / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
-        claims = exp.check_claims(table, cfg)
         if claims:
             (staging / "claims.csv").write_text(claims_to_csv(claims))
         for name, fn in exp.figures.items():
@@ -330,44 +333,87 @@ def write_outputs(
         for name, text in (extra_files or {}).items():
             (staging / name).write_text(text)
         (staging / "provenance.json").write_text(json.dumps(prov, indent=2) + "\n")
-        # swap the complete staging directory into place
-        old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
-        if out_dir.exists():
-            os.replace(out_dir, old)
-        os.replace(staging, out_dir)
-        shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+
+    store.write_result(Path(out_dir), fill, rows=len(table))
     return claims
 
 
 def computed_config(cfg: DictConfig) -> dict:
     """The part of a resolved config that determines the results (runtime keys dropped)."""
     data = OmegaConf.to_container(cfg, resolve=True)
+    assert isinstance(data, dict)
     return {k: v for k, v in data.items() if k not in RUNTIME_KEYS and k != "hydra"}
 
 
-def is_complete(out_dir: Path, cfg: DictConfig) -> bool:
-    """Does ``out_dir`` hold a complete, valid run of exactly this config?
+def is_complete(out_dir: Path, cfg: DictConfig, exp: registry.Experiment | None = None) -> bool:
+    """Does ``out_dir`` hold a complete run of exactly this config (and code version)?
 
-    Runs are swapped into place whole, so a present directory is complete; it is
-    valid when its config computes the same thing and its table reads back.
+    Complete: its manifest checks out (every file present with its size and checksum,
+    the table with the row count it was written with). Same: its config computes the same
+    thing and, when ``exp`` is given, it was made by the same code version.
     """
     import yaml
 
     out_dir = Path(out_dir)
-    needed = ("result.csv", "config.yaml", "provenance.json")
-    if not all((out_dir / name).is_file() for name in needed):
+    ok, _ = store.verify(out_dir)
+    if not ok:
         return False
     try:
         stored = yaml.safe_load((out_dir / "config.yaml").read_text())
-        pd.read_csv(out_dir / "result.csv")
-        json.loads((out_dir / "provenance.json").read_text())
+        rows = len(pd.read_csv(out_dir / "result.csv"))
+        prov = json.loads((out_dir / "provenance.json").read_text())
     except Exception:  # any unreadable file means: not valid, recompute
+        return False
+    if rows != store.manifest_rows(out_dir):
+        return False
+    if exp is not None and prov.get("code_version") != code_version(exp):
         return False
     stored = {k: v for k, v in (stored or {}).items() if k not in RUNTIME_KEYS}
     return stored == computed_config(cfg)
+
+
+def code_version(exp: registry.Experiment) -> str:
+    """A digest of the code that computes ``exp``: privlab's core modules, its data sets, the
+    paper's library package and its experiments module. A result made by other code is not
+    reused; edits to another paper's package leave it valid."""
+    return _code_digest(exp.paper, str(registry.root_of(exp) / "experiments" / f"{exp.paper}.py"))
+
+
+@functools.cache
+def _code_digest(paper: str, module: str) -> str:
+    import hashlib
+
+    pkg = Path(__file__).parent
+    files = [*sorted(pkg.glob("*.py")), *sorted((pkg / "datasets").glob("*.py")), *sorted((pkg / paper).rglob("*.py"))]
+    digest = hashlib.sha256()
+    for path in [*files, Path(module)]:
+        digest.update(str(path.relative_to(pkg) if path.is_relative_to(pkg) else path.name).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def error_line(exc: BaseException) -> str:
+    """One line saying what went wrong (a user error's message as is; else its type too)."""
+    text = (str(exc).strip().splitlines() or [""])[0]
+    if isinstance(exc, PrivlabError):
+        return text
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def error_log(results_dir: Path, exp: registry.Experiment) -> Path:
+    return Path(results_dir) / "errors" / exp.paper / f"{exp.name}.log"
+
+
+def record_error(results_dir: Path, exp: registry.Experiment, exc: BaseException) -> Path:
+    """Write the traceback of ``exp``'s failure beside the report (results/errors/<paper>/<name>.log)."""
+    import traceback
+
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return atomic_write_text(error_log(results_dir, exp), f"{exp.id}: {error_line(exc)}\n\n{text}")
+
+
+def clear_error(results_dir: Path, exp: registry.Experiment) -> None:
+    error_log(results_dir, exp).unlink(missing_ok=True)
 
 
 def execute(
@@ -381,7 +427,8 @@ def execute(
 ) -> RunOutcome:
     """Run experiment ``exp_id`` with resolved config ``cfg`` and write its outputs."""
     exp = registry.get(exp_id)
-    results_dir = Path(results_dir) if results_dir else default_results_dir()
+    # one rule: cache and scratch live under the results directory the run was given
+    results_dir = Path(results_dir or cfg.get("results_dir") or default_results_dir())
     out_dir = Path(out_dir) if out_dir else results_dir / exp.paper / exp.name
     ctx = make_context(cfg, results_dir, log)
     start = time.perf_counter()

@@ -9,18 +9,31 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from . import registry
+from . import registry, store
 from ._validation import PrivlabError
 from .runner import atomic_write_text, table_to_csv
 
+FAILED_MARKERS = ".failed-jobs"
 
-def _job_dirs(sweep_dir: Path) -> list[Path]:
-    jobs = [p for p in sweep_dir.iterdir() if p.is_dir() and (p / "result.csv").is_file()]
-    return sorted(jobs, key=lambda p: (not p.name.isdigit(), int(p.name) if p.name.isdigit() else 0, p.name))
+
+def _job_dirs(sweep_dir: Path) -> tuple[list[Path], list[str]]:
+    """The job directories of a sweep whose result is complete (manifest verified), and a
+    line for each one that is not."""
+    jobs, incomplete = [], []
+    for p in sweep_dir.iterdir():
+        if p.name.startswith(".") or not p.is_dir() or p.name == FAILED_MARKERS:
+            continue
+        ok, why = store.verify(p)
+        if ok:
+            jobs.append(p)
+        elif (p / "result.csv").exists() or p.is_symlink():
+            incomplete.append(f"job {p.name}: {why}")
+    key = lambda p: (not p.name.isdigit(), int(p.name) if p.name.isdigit() else 0, p.name)  # noqa: E731
+    return sorted(jobs, key=key), sorted(incomplete)
 
 
 def _parse_overrides(path: Path) -> dict:
-    values = {}
+    values: dict = {}
     if not path.is_file():
         return values
     for line in yaml.safe_load(path.read_text()) or []:
@@ -41,9 +54,10 @@ def collect(sweep_dir) -> tuple[pd.DataFrame, list[str], str | None]:
     sweep_dir = Path(sweep_dir)
     if not sweep_dir.is_dir():
         raise PrivlabError(f"SWEEP_DIR {sweep_dir} is not a directory")
-    jobs = _job_dirs(sweep_dir)
+    jobs, incomplete = _job_dirs(sweep_dir)
     if not jobs:
-        raise PrivlabError(f"SWEEP_DIR {sweep_dir} holds no completed job (no */result.csv)")
+        why = f" ({incomplete[0]})" if incomplete else ""
+        raise PrivlabError(f"SWEEP_DIR {sweep_dir} holds no complete job{why}")
     params_per_job = [_parse_overrides(j / "overrides.yaml") for j in jobs]
     keys = list(dict.fromkeys(k for p in params_per_job for k in p))
     swept = [k for k in keys if len({repr(p.get(k)) for p in params_per_job}) > 1]
@@ -166,7 +180,9 @@ def summary_lines(sweep_dir) -> list[str]:
         except TypeError:  # mixed types: sort by text
             unique = sorted(unique, key=str)
         values[p] = [str(v) for v in unique]
+    _, incomplete = _job_dirs(Path(sweep_dir))
     return [
         f"{exp_id}: {n_jobs} jobs, {len(table)} rows; swept: "
-        + (", ".join(f"{p} in {{{', '.join(v)}}}" for p, v in values.items()) or "nothing")
+        + (", ".join(f"{p} in {{{', '.join(v)}}}" for p, v in values.items()) or "nothing"),
+        *(f"skipped incomplete {line} (rerun the sweep to redo it)" for line in incomplete),
     ]

@@ -107,7 +107,7 @@ def test_run_writes_every_output(tmp_path):
 def test_multirun_sweep(tmp_path):
     res = cli("run", "lpb/fig1_lambda", "rho2=0.3,0.7", "--multirun", results=tmp_path)
     assert res.returncode == 0, res.stderr
-    jobs = sorted((tmp_path / "sweeps" / "lpb" / "fig1_lambda").glob("*/*/result.csv"))
+    jobs = sorted((tmp_path / "sweeps" / "lpb" / "fig1_lambda").glob("*/[!.]*/result.csv"))
     assert len(jobs) == 2
     rho2 = sorted(pd.read_csv(j).rho2.iloc[0] for j in jobs)
     assert rho2 == [0.3, 0.7]
@@ -148,7 +148,8 @@ def test_failed_run_keeps_previous_result(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError):
         runner.execute("lpb/table1", cfg, results_dir=tmp_path, log=lambda m: None)
     assert (out / "result.csv").read_bytes() == before
-    assert sorted(p.name for p in tmp_path.joinpath("lpb").iterdir()) == ["table1"]
+    assert sorted(p.name for p in tmp_path.joinpath("lpb").iterdir() if not p.name.startswith(".")) == ["table1"]
+    assert len(list(tmp_path.joinpath("lpb").glob(".table1.v-*"))) == 1  # the failed write left no version behind
 
 
 def test_tables_identical_for_any_worker_count(tmp_path):
@@ -197,16 +198,20 @@ def test_reproduce_writes_report(tmp_path):
     report = (tmp_path / "REPORT.md").read_text()
     assert "lpb/table1/table1_posteriors.png" in report
     assert "**disagree**" in report and "0.0031" in report  # Table II's education-num sensitivity
-    assert "| lpb | 2 |" in report
+    assert "| lpb | 2 |" in report and "| agree | disagree | info |" in report
 
 
 def test_by_profile_accepts_lists():
-    assert list(runner.compose("lpb/fig1_lambda", ["+grid=${by_profile:[1,2],[3,4,5]}"]).grid) == [1, 2]
-    assert list(runner.compose("lpb/fig1_lambda", ["+grid=${by_profile:[1,2],[3,4,5]}"], profile="paper").grid) == [
-        3,
-        4,
-        5,
-    ]
+    grid = "epsilons=${by_profile:[1,2],[3,4,5]}"
+    assert list(runner.compose("lpb/fig5_dp_noise_ratio", [grid]).epsilons) == [1, 2]
+    assert list(runner.compose("lpb/fig5_dp_noise_ratio", [grid], profile="paper").epsilons) == [3, 4, 5]
+
+
+def test_undeclared_keys_are_refused_even_with_plus():
+    with pytest.raises(PrivlabError, match="unknown parameter 'grid' of lpb/fig1_lambda"):
+        runner.compose("lpb/fig1_lambda", ["+grid=[1,2]"])
+    with pytest.raises(PrivlabError, match="id is fixed by the experiment's config path"):
+        runner.compose("lpb/fig1_lambda", ["id=lpb/other"])
 
 
 def test_failed_sweep_job_is_reported_and_others_complete(tmp_path):

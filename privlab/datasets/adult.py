@@ -225,7 +225,7 @@ def parse(text: str, file: str) -> pd.DataFrame:
 
 def _read_shipped(name: str) -> str:
     """Decompress a shipped file in memory and check its sha256."""
-    blob = resources.files("privlab.datasets").joinpath("data", name + ".xz").read_bytes()
+    blob = resources.files("privlab.datasets").joinpath("data").joinpath(name + ".xz").read_bytes()
     data = lzma.decompress(blob)
     digest = hashlib.sha256(data).hexdigest()
     if digest != SHA256[name]:

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -137,7 +138,7 @@ def sample_rows(cum: np.ndarray, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
 def model() -> dict:
     """The fixed population model (tables only; see the module docstring)."""
     rng = np.random.default_rng(MODEL_SEED)
-    m = {name: warped_geometric(SIZES[name], *FREQ_RANGE[name]) for name in FREQ_RANGE}
+    m: dict[str, Any] = {name: warped_geometric(SIZES[name], *FREQ_RANGE[name]) for name in FREQ_RANGE}
     m["status"] = rng.normal(0.0, 1.0, SIZES["occupation"])
     m["status_noise"] = 0.8
     # Education code k is the k-th most frequent; its "level" (position in the status

@@ -6,6 +6,8 @@ Laplace mechanism ``R = f(D) + Lap(lam)`` its posterior is
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .._validation import (
@@ -19,7 +21,7 @@ from .._validation import (
 
 __all__ = ["QUERIES", "query_answers", "sensitivity", "posteriors", "max_posterior"]
 
-QUERIES = {"mean": np.mean, "sum": np.sum, "median": np.median}
+QUERIES: dict[str, Callable[[np.ndarray], float]] = {"mean": np.mean, "sum": np.sum, "median": np.median}
 
 
 def query_answers(universe: np.ndarray, known: np.ndarray, query: str = "mean") -> np.ndarray:

@@ -21,7 +21,7 @@ def noise_ratio_stats(lam: float, u_range: float, n_queries: int, seed: object) 
     nr = laplace_noise(lam, n, seed) / width
     s = lam / width
     q1, med, q3 = np.quantile(nr, [0.25, 0.5, 0.75])
-    e1, emed, e3 = laplace_quantile([0.25, 0.5, 0.75], s)
+    e1, emed, e3 = laplace_quantile(np.array([0.25, 0.5, 0.75]), s)
     se_q = quantile_se(0.25, n, 0.25 / s)  # Laplace density at its quartiles: 1 / (4 s)
     se_med = s / np.sqrt(n)
     iqr, eiqr = q3 - q1, e3 - e1

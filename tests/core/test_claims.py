@@ -1,0 +1,67 @@
+"""privlab.claims: every helper decides its verdict by its own comparison, both ways."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from privlab import claims as cl
+
+
+def test_printed_value_uses_the_printed_precision():
+    assert cl.printed_value("x", 0.00201, printed="0.0020").verdict == "agree"  # 4 decimals kept by the string
+    assert cl.printed_value("x", 0.00251, printed="0.0020").verdict == "disagree"
+    assert cl.printed_value("x", 0.0031, printed=0.0020).verdict == "disagree"  # a float drops the trailing zero
+    assert cl.decimals_of("0.0020") == 4 and cl.decimals_of("2.25") == 2 and cl.decimals_of("1e-3") == 3
+
+
+@given(st.floats(-1e6, 1e6, allow_nan=False), st.integers(0, 6))
+def test_printed_value_agrees_with_its_own_rounding(x, d):
+    printed = f"{x:.{d}f}"
+    assert cl.printed_value("x", x, printed=printed).verdict == "agree"
+    assert cl.printed_value("x", x + 1.5 * 10.0 ** (-d), printed=printed).verdict == "disagree"
+
+
+def test_item_from_a_printed_entry():
+    item = {"claim": "sensitivity", "where": "Table II", "value": "2.25", "if_disagree": "a typo"}
+    ok, bad = cl.printed_value(item, 2.251), cl.printed_value(item, 2.3)
+    assert ok.claim == "sensitivity (Table II)" and ok.printed == "2.25" and ok.note == ""
+    assert bad.verdict == "disagree" and bad.note == "a typo"
+    one = cl.each({"claim": "noise", "values": ["1.0", "2.0"]}, "value 2", "2.0")
+    assert cl.printed_value(one, 2.0).claim == "noise, value 2"
+
+
+def test_within_se_and_deterministic_entries():
+    est, exact, se = np.array([1.0, 2.1, 3.0]), np.array([1.0, 2.0, 3.0]), np.array([0.1, 0.1, 0.0])
+    assert cl.within_se("mc", est, exact, se, k=2).verdict == "agree"
+    assert cl.within_se("mc", est, exact, se, k=0.5).verdict == "disagree"
+    assert cl.within_se("mc", [3.1], [3.0], [0.0], k=5).verdict == "disagree"  # se 0 demands equality
+    assert cl.within_se("mc", [np.nan], [3.0], [1.0], k=5).verdict == "disagree"
+
+
+def test_comparisons_go_both_ways():
+    assert cl.at_most("a", 1.0, 1.0).verdict == "agree" and cl.at_most("a", 1.0, 1.0, strict=True).verdict == "disagree"
+    assert cl.at_least("a", 2.0, 1.0).verdict == "agree" and cl.at_least("a", 0.5, 1.0).verdict == "disagree"
+    assert cl.between("a", 0.5, 0, 1).verdict == "agree" and cl.between("a", 1.5, 0, 1).verdict == "disagree"
+    assert cl.gof("a", 0.2, alpha=0.01).verdict == "agree" and cl.gof("a", 0.001, alpha=0.01).verdict == "disagree"
+    assert cl.monotone("a", [1, 2, 3]).verdict == "agree" and cl.monotone("a", [1, 3, 2]).verdict == "disagree"
+    assert cl.monotone("a", [1, 3, 2.9], tol=0.2).verdict == "agree"
+    assert cl.monotone("a", [3, 2, 1], increasing=False).verdict == "agree"
+    assert cl.equal("a", [1, 2], printed=[1, 2]).verdict == "agree"
+    assert cl.equal("a", [1, 2], printed=[2, 1]).verdict == "disagree"
+
+
+def test_statement_needs_a_computed_bool_and_info_a_reason():
+    assert cl.statement("s", np.bool_(True), reproduced="yes", rule="r").verdict == "agree"
+    with pytest.raises(TypeError):
+        cl.statement("s", 1, reproduced="yes", rule="r")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="note"):
+        cl.info("i", "42")
+    assert cl.info("i", "42", note="not printed").verdict == "info"
+    with pytest.raises(ValueError, match="verdict"):
+        cl.Claim("c", "p", "r", "maybe")
+
+
+def test_counts():
+    claims = [cl.at_most("a", 1, 2), cl.at_most("b", 3, 2), cl.info("c", 1, note="n")]
+    assert cl.counts(claims) == {"agree": 1, "disagree": 1, "info": 1}

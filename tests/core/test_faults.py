@@ -1,0 +1,135 @@
+"""Faults inside one experiment never take the others down; a killed run resumes without
+redoing finished experiments; worker processes die with their parent."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+EXPERIMENTS = '''
+"""A paper whose experiments fail in every way but one."""
+import os
+import time
+
+import pandas as pd
+
+from privlab.params import Int
+from privlab.registry import Paper, experiment
+
+PAPER = Paper("Faulty - every way to fail")
+
+
+def _die(item):
+    os._exit(3)  # a worker killed mid-task (as by the OOM killer)
+
+
+def _slow(item):
+    time.sleep(item)
+    open(os.environ["FAULTY_MARKER"], "w").write("a worker outlived its parent")
+    return item
+
+
+@experiment(artifact="T1", summary="works", keys=("x",), params={"n": Int(1)})
+def good(cfg, ctx):
+    return pd.DataFrame({"x": range(cfg.n)})
+
+
+@experiment(artifact="T2", summary="raises", keys=("x",), params={"n": Int(1)})
+def raises(cfg, ctx):
+    raise RuntimeError("boom in the experiment")
+
+
+@experiment(artifact="T3", summary="a worker dies", keys=("x",), params={"n": Int(1)})
+def worker_dies(cfg, ctx):
+    return pd.DataFrame({"x": ctx.map(_die, range(4), n_jobs=2)})
+
+
+@experiment(artifact="T4", summary="out of memory", keys=("x",), params={"n": Int(1)})
+def memory(cfg, ctx):
+    raise MemoryError()
+
+
+@experiment(artifact="T5", summary="slow, in workers", keys=("x",), params={"n": Int(1)})
+def slow(cfg, ctx):
+    waits = ctx.map(_slow, [float(os.environ.get("FAULTY_SLEEP", "0"))] * 2, n_jobs=2)
+    return pd.DataFrame({"x": range(len(waits))})
+'''
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("faulty")
+    (root / "experiments").mkdir()
+    (root / "experiments" / "faulty.py").write_text(textwrap.dedent(EXPERIMENTS))
+    conf = root / "conf" / "experiment" / "faulty"
+    conf.mkdir(parents=True)
+    for name in ("good", "raises", "worker_dies", "memory", "slow"):
+        (conf / f"{name}.yaml").write_text("# @package _global_\nn: 3\n")
+    return root
+
+
+def _env(root, results, **extra):
+    env = {**os.environ, "PRIVLAB_PATH": str(root), "PRIVLAB_RESULTS": str(results), **extra}
+    env.pop("PRIVLAB_REFERENCE", None)
+    return env
+
+
+def privlab(root, results, *args, **extra):
+    return subprocess.run([sys.executable, "-m", "privlab.cli", *args], capture_output=True, text=True,
+                          env=_env(root, results, **extra), timeout=300)
+
+
+def test_reproduce_survives_every_fault(root, tmp_path):
+    res = privlab(root, tmp_path, "reproduce", "--paper", "faulty", "faulty/good", "faulty/raises",
+                  "faulty/worker_dies", "faulty/memory")
+    assert res.returncode == 1
+    errors = [line for line in res.stderr.splitlines() if line.startswith("privlab: error:")]
+    assert any("faulty/raises: RuntimeError: boom in the experiment" in e for e in errors)
+    assert any("faulty/worker_dies:" in e and "Terminated" in e for e in errors), res.stderr
+    assert any("faulty/memory: MemoryError" in e for e in errors)
+    assert errors[-1].startswith("privlab: error: 3 experiment(s) failed")
+    assert "Traceback" not in res.stderr
+    assert pd.read_csv(tmp_path / "faulty" / "good" / "result.csv").x.tolist() == [0, 1, 2]
+    log = (tmp_path / "errors" / "faulty" / "raises.log").read_text()
+    assert "Traceback" in log and "boom in the experiment" in log
+    report = (tmp_path / "REPORT.md").read_text()
+    assert "## Failed experiments" in report and "| faulty/worker_dies |" in report and "## faulty:" in report
+
+    again = privlab(root, tmp_path, "reproduce", "faulty/good", "faulty/raises")
+    assert "faulty/good: complete for this config, seed and code, skipped" in again.stdout
+    assert again.returncode == 1
+
+
+def test_check_survives_a_fault(root, tmp_path):
+    privlab(root, tmp_path, "check", "faulty/good", "--update")
+    res = privlab(root, tmp_path, "check", "faulty/good", "faulty/raises")
+    assert res.returncode == 1
+    rows = {line.split()[0]: line.split()[1] for line in res.stdout.splitlines()[1:] if line.strip()}
+    assert rows == {"faulty/good": "OK", "faulty/raises": "ERROR"}
+
+
+def test_killed_reproduce_resumes_and_workers_die_with_it(root, tmp_path):
+    marker = tmp_path / "marker"
+    env = _env(root, tmp_path, FAULTY_SLEEP="4", FAULTY_MARKER=str(marker))
+    proc = subprocess.Popen([sys.executable, "-m", "privlab.cli", "reproduce", "faulty/good", "faulty/slow"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not (tmp_path / "faulty" / "good" / "manifest.json").exists() and time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(2.0)  # slow's workers are sleeping now
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    time.sleep(5.0)
+    assert not marker.exists(), "a worker kept running after its parent was killed"
+    assert not (tmp_path / "faulty" / "slow").exists()
+    res = privlab(root, tmp_path, "reproduce", "faulty/good", "faulty/slow", FAULTY_SLEEP="0",
+                  FAULTY_MARKER=str(marker))
+    assert res.returncode == 0, res.stderr
+    assert "faulty/good: complete for this config, seed and code, skipped" in res.stdout
+    assert (tmp_path / "faulty" / "slow" / "result.csv").is_file()

@@ -1,0 +1,101 @@
+"""What moved from experiments/lpb.py into the library: capped priors, the breach
+simulation against its exact counterpart, noise-ratio statistics, the calibration
+mechanisms, Table I/II helpers, and posteriors at extreme responses."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from privlab import PrivlabError, lpb
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.sampled_from(["uniform", "random", "adversarial"]), st.integers(2, 60), st.floats(0.0, 1.0),
+       st.integers(0, 2**31))
+def test_capped_priors_respect_the_cap(kind, size, frac, seed):
+    cap = 1.0 / size + frac * (1 - 1.0 / size)
+    p = lpb.capped_prior(kind, size, cap, seed)
+    assert p.sum() == pytest.approx(1.0) and (p >= 0).all()
+    assert p.max() <= cap + 1e-9
+
+
+def test_capped_prior_shapes_and_errors():
+    p = lpb.capped_prior("two_point", 10, 0.05)
+    assert p[-1] == 0.05 and p[0] == 0.95 and p[1:-1].sum() == 0
+    adv = lpb.capped_prior("adversarial", 10, 0.3)
+    assert adv[-1] == pytest.approx(0.3) and adv[:3].tolist() == pytest.approx([0.3, 0.3, 0.1])
+    with pytest.raises(PrivlabError, match="below 1/\\|U\\|"):
+        lpb.capped_prior("uniform", 10, 0.05)
+    with pytest.raises(PrivlabError, match="prior must be one of"):
+        lpb.capped_prior("flat", 10, 0.5)
+
+
+def test_two_point_breach_rate_matches_simulation():
+    # at LPB's eps the posterior of the largest value equals rho2 exactly for every r >= f(D_max)
+    universe, known = np.arange(20.0), np.arange(50.0) % 20
+    rho1, rho2 = 0.1, 0.5
+    eps = lpb.lpb_epsilon(rho1, rho2)
+    out = lpb.breach_simulation(universe, known, rho1, rho2, "two_point", eps, 40000, 10000, seed=3)
+    exact = lpb.two_point_breach_rate(rho1, eps)
+    se = math.sqrt(exact * (1 - exact) / 40000)
+    assert abs(out["mc_breach_rate"] - exact) < 5 * se
+    assert out["exact_max_posterior"] == pytest.approx(rho2, rel=1e-9) and out["mc_breach"]
+
+
+def test_no_breach_below_the_bound_and_breaches_above():
+    universe, known = np.arange(10.0), np.array([1.0, 4.0, 7.0])
+    rho1, rho2 = 0.2, 0.5
+    eps = lpb.lpb_epsilon(rho1, rho2)
+    calm = lpb.breach_simulation(universe, known, rho1, rho2, "uniform", eps, 5000, 1000, seed=1)
+    assert not calm["exact_breach"] and not calm["mc_breach"] and calm["exact_max_posterior"] <= rho2
+    hot = lpb.breach_simulation(universe, known, rho1, rho2, "two_point", 2 * eps, 5000, 1000, seed=1)
+    assert hot["exact_breach"] and hot["mc_breach_rate"] > 0
+
+
+def test_noise_ratio_stats_cover_the_exact_quantiles():
+    lam, width, n = 0.3, 50.0, 1000
+    z = []
+    for seed in range(60):
+        rows = {r["stat"]: r for r in lpb.noise_ratio_stats(lam, width, n, seed)}
+        assert rows["median"]["exact"] == 0.0
+        assert rows["q3"]["exact"] == pytest.approx(lam / width * math.log(2))
+        z.append((rows["q1"]["mc"] - rows["q1"]["exact"]) / rows["q1"]["mc_se"])
+    assert abs(np.mean(z)) < 0.5 and 0.7 < np.std(z) < 1.3  # the s.e. is the sampling s.d.
+
+
+def test_calibrations():
+    lpb_rule, di, dp = lpb.LPBCalibration(), lpb.DifferentialIdentifiability(), lpb.EpsilonDP(eps=0.7)
+    assert lpb_rule.calibrate(2.0, 10, 0.2, 0.5) == pytest.approx((math.log(4), 2 / math.log(4)))
+    assert di.epsilon(10, 0.3, 0.5) == pytest.approx(lpb.lpb_epsilon(0.1, 0.5))  # rho1 ignored: 1/|U|
+    assert dp.calibrate(1.4, 10, 0.2, 0.5) == pytest.approx((0.7, 2.0))
+    with pytest.raises(PrivlabError, match="eps must be in"):
+        lpb.EpsilonDP(eps=0)
+    with pytest.raises(PrivlabError, match="rho1 must be smaller than rho2"):
+        lpb_rule.epsilon(10, 0.6, 0.5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(1e3, 1e300), st.integers(0, 2**31))
+def test_posteriors_stay_exact_for_huge_responses(big, seed):
+    universe, known = [1.0, 2.0, 3.0, 5.0, 10.0], [1.0, 2.0, 3.0]
+    prior = np.random.default_rng(seed).dirichlet(np.ones(5))
+    answers = lpb.query_answers(universe, known)
+    # beyond the answers the posterior no longer depends on r: the limit is its value just past the range
+    for r, edge in ((big, answers.max() + 1.0), (-big, answers.min() - 1.0)):
+        got = lpb.posteriors(universe, known, r, 2.0, prior=prior)
+        np.testing.assert_allclose(got, lpb.posteriors(universe, known, edge, 2.0, prior=prior), rtol=1e-9)
+        assert not np.allclose(got, prior)
+
+
+def test_table_helpers():
+    answers = lpb.query_answers([1, 2, 3, 5, 10], [1, 2, 3])
+    noise = ["3.291", "3.401", "2.791", "2.291", "1.041"]
+    assert lpb.response_matches(noise, answers, [5.401, 5.041]) == {5.401: 1, 5.041: 4}
+    ex = lpb.worked_example(np.array([1, 2, 3, 5, 10.0]), np.array([1, 2, 3.0]), 5.041, 2.0)
+    assert ex["lambda"] == pytest.approx(1.125) and ex["posterior"][-1] == pytest.approx(0.54212, abs=1e-5)
+    s = lpb.attribute_summary(np.array([17.0, 90.0, 30.0, 30.0]))
+    assert s == {"n": 4, "max": 90.0, "min": 17.0, "sensitivity": 73 / 4, "universe_size": 74, "rg": 1 / 74,
+                 "distinct_values": 3, "range": 73.0}

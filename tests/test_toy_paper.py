@@ -1,0 +1,131 @@
+"""Adding a sixth paper touches no core file: a toy paper (its library function, experiment,
+config and reference) built outside the privlab package runs through list, run, reproduce
+and check. README's "Add a paper" section is exactly these steps."""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+LIBRARY = '''
+"""Toy paper library: the mean of n fair coin flips, sampled, and its exact law."""
+import numpy as np
+
+
+def coin_means(n: int, repeats: int, seed) -> np.ndarray:
+    """``repeats`` sample means of ``n`` fair coins."""
+    return np.random.default_rng(seed).binomial(n, 0.5, size=repeats) / n
+
+
+def coin_row(item) -> dict:
+    """One row of the toy table (run in a worker process)."""
+    n, repeats, seed = item
+    means = coin_means(n, repeats, seed)
+    return {"n": n, "mean": means.mean(), "mean_se": coin_mean_sd(n) / repeats ** 0.5, "sd": means.std(ddof=1),
+            "exact_sd": coin_mean_sd(n)}
+
+
+def coin_mean_sd(n: int) -> float:
+    """Exact standard deviation of the mean of n fair coins: 1 / (2 sqrt(n))."""
+    return 0.5 / n ** 0.5
+'''
+
+EXPERIMENT = '''
+"""Toy paper: coins."""
+import pandas as pd
+import toy_lib
+
+from privlab import claims as cl
+from privlab.params import Int, List, Real
+from privlab.registry import Paper, Tolerance, experiment
+
+PAPER = Paper("Toy - Fair coins", seed="none")
+
+
+@experiment(artifact="Table 1", summary="Sample mean of n fair coins vs its exact law", keys=("n",),
+            tolerances={"mean": Tolerance(se="mean_se")}, params={"ns": List(Int(1, 10**6)), "repeats": Int(2, 10**6), "claims": {"z_max": Real(0)}},
+            smoke=("repeats=50",))
+def coins(cfg, ctx):
+    items = [(n, cfg.repeats, ctx.seed_sequence("coins", n)) for n in cfg.ns]
+    return pd.DataFrame(ctx.map(toy_lib.coin_row, items))
+
+
+@coins.claims
+def _(df, cfg):
+    return [cl.within_se(cfg.printed.fair, df["mean"], 0.5, df.mean_se, k=cfg.claims.z_max)]
+'''
+
+CONFIG = '''
+# @package _global_
+ns: [1, 10, 100]
+repeats: 400
+claims:
+  z_max: 5           # sample means within 5 s.e. of 1/2
+printed:
+  fair: {claim: the coins are fair, where: Table 1, value: "0.5"}
+'''
+
+
+@pytest.fixture(scope="module")
+def toy_root(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("toy-root")
+    (root / "experiments").mkdir()
+    (root / "conf" / "experiment" / "toy").mkdir(parents=True)
+    (root / "toy_lib.py").write_text(textwrap.dedent(LIBRARY))
+    (root / "experiments" / "toy.py").write_text(textwrap.dedent(EXPERIMENT))
+    (root / "conf" / "experiment" / "toy" / "coins.yaml").write_text(textwrap.dedent(CONFIG))
+    return root
+
+
+def privlab(root: Path, results: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PRIVLAB_PATH": str(root), "PRIVLAB_RESULTS": str(results)}
+    env.pop("PRIVLAB_REFERENCE", None)
+    return subprocess.run([sys.executable, "-m", "privlab.cli", *args], capture_output=True, text=True, env=env,
+                          cwd=root, timeout=300)
+
+
+def test_a_toy_paper_runs_everywhere(toy_root, tmp_path):
+    results = tmp_path / "results"
+    listed = privlab(toy_root, results, "list", "--paper", "toy")
+    assert listed.returncode == 0, listed.stderr
+    assert "toy/coins" in listed.stdout and "Table 1" in listed.stdout
+
+    run = privlab(toy_root, results, "run", "toy/coins", "n_jobs=2")  # workers import the toy's library
+    assert run.returncode == 0, run.stderr
+    serial = privlab(toy_root, tmp_path / "serial", "run", "toy/coins", "n_jobs=1")
+    assert serial.returncode == 0, serial.stderr
+    text = (results / "toy" / "coins" / "result.csv").read_text()
+    assert (tmp_path / "serial" / "toy" / "coins" / "result.csv").read_text() == text
+    table = pd.read_csv(results / "toy" / "coins" / "result.csv")
+    assert table.n.tolist() == [1, 10, 100] and table.exact_sd.iloc[1] == pytest.approx(0.5 / 10**0.5)
+    claims = pd.read_csv(results / "toy" / "coins" / "claims.csv")
+    assert claims.verdict.tolist() == ["agree"] and "1 agree" in run.stdout
+
+    bad = privlab(toy_root, results, "run", "toy/coins", "repeats=1")
+    assert bad.returncode == 2 and bad.stderr.strip() == (
+        "privlab: error: repeats must be an integer in [2, 1,000,000], got 1"
+    )
+
+    # the reference lives in the toy paper's own root
+    update = privlab(toy_root, results, "check", "toy/coins", "--update")
+    assert update.returncode == 0, update.stderr
+    assert (toy_root / "results" / "reference" / "toy" / "coins" / "result.csv").is_file()
+    check = privlab(toy_root, results, "check", "--paper", "toy")
+    assert check.returncode == 0 and "OK" in check.stdout, check.stdout + check.stderr
+
+    reproduce = privlab(toy_root, results, "reproduce", "--paper", "toy")
+    assert reproduce.returncode == 0, reproduce.stderr
+    report = (results / "REPORT.md").read_text()
+    assert "## toy: Toy - Fair coins" in report and "the coins are fair" in report
+
+    # a drifted reference is caught
+    ref = toy_root / "results" / "reference" / "toy" / "coins" / "result.csv"
+    frame = pd.read_csv(ref)
+    frame.loc[0, "exact_sd"] = 0.4
+    frame.to_csv(ref, index=False)
+    drift = privlab(toy_root, results, "check", "toy/coins")
+    assert drift.returncode == 1 and "DRIFT" in drift.stdout
