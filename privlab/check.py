@@ -1,12 +1,16 @@
-"""Regression check: regenerate result tables at the quick profile and compare them
-with the committed references in ``results/reference/<paper>/<name>/result.csv``,
-column by column with the tolerances declared beside each experiment.
+"""Comparing result tables: one code path for ``privlab check`` (a regenerated table against
+its committed reference) and ``privlab compare`` (two result directories).
+
+Columns are compared with the tolerances declared beside each experiment: deterministic
+columns exactly (to 1e-9 relative, which only absorbs CSV round-tripping), Monte Carlo
+columns within a multiple of their standard error or an absolute bound, wall-clock timings
+not at all. NaN compares equal only to NaN.
 """
 
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -15,12 +19,28 @@ import pandas as pd
 from ._validation import PrivlabError
 from .registry import Experiment, Tolerance
 
+STATUSES = ("same", "within tolerance", "drifted", "only in A", "only in B")
+
+
+@dataclass
+class Cell:
+    """One compared cell that moved: where, both values, and what was allowed."""
+
+    row: str
+    column: str
+    new: object
+    ref: object
+    allowed: str
+    ratio: float  # |new - ref| / allowed (inf for text or NaN against a number)
+
 
 @dataclass
 class Drift:
     status: str  # "ok", "drift", "missing"
     detail: str
     worst: float = 0.0  # largest |new - ref| / allowed over compared cells (<= 1 is ok)
+    identical: bool = False  # every compared cell equal (not merely within tolerance)
+    cells: list[Cell] = field(default_factory=list)  # the worst moved cells, worst first
 
 
 def canonical(df: pd.DataFrame) -> pd.DataFrame:
@@ -49,46 +69,60 @@ def _align(exp: Experiment, new: pd.DataFrame, ref: pd.DataFrame):
     return new.reset_index(drop=True), ref.reset_index(drop=True), ""
 
 
-def compare(exp: Experiment, new: pd.DataFrame, ref: pd.DataFrame) -> Drift:
-    """Compare a regenerated table with its reference under ``exp``'s tolerances."""
+def _column_ratios(tol: Tolerance, a: pd.Series, b: pd.Series, ref: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: |new - ref| / allowed (0 where equal, inf where text differs or NaN meets a
+    number), and the allowed deviation."""
+    if pd.api.types.is_numeric_dtype(a) and pd.api.types.is_numeric_dtype(b):
+        x, y = a.to_numpy(float), b.to_numpy(float)
+        allowed = tol.atol + tol.rtol * np.abs(y)
+        if tol.se:
+            allowed = allowed + tol.k * np.abs(ref[tol.se].to_numpy(float))
+        allowed = np.where(np.isnan(allowed), tol.atol, allowed)  # a missing s.e. allows no noise
+        same = (x == y) | (np.isnan(x) & np.isnan(y))  # NaN equals only NaN
+        diff = np.where(same, 0.0, np.abs(x - y))
+        diff = np.where(np.isnan(diff), np.inf, diff)  # NaN against a number, either way round
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(diff == 0, 0.0, diff / np.maximum(allowed, 1e-300)), allowed
+    same_text = ((a.astype(str) == b.astype(str)) | (a.isna() & b.isna())).to_numpy()
+    return np.where(same_text, 0.0, np.inf), np.zeros(len(a))
+
+
+def compare(exp: Experiment, new: pd.DataFrame, ref: pd.DataFrame, *, n_cells: int = 5) -> Drift:
+    """Compare a table with its reference under ``exp``'s tolerances.
+
+    Returns the status (``ok`` or ``drift``), whether the tables are identical, the worst
+    ratio and the ``n_cells`` worst moved cells.
+    """
     new = canonical(new)
     if list(new.columns) != list(ref.columns):
         return Drift("drift", f"columns {list(new.columns)} != reference {list(ref.columns)}", np.inf)
     new, ref, why = _align(exp, new, ref)
     if new is None:
         return Drift("drift", why, np.inf)
-    worst, worst_col, worst_text = 0.0, "", False
+    moved: list[Cell] = []
+    identical = True
+    worst, worst_col = 0.0, ""
     for col in ref.columns:
-        tol: Tolerance = exp.tolerance(col)
+        tol = exp.tolerance(col)
         if tol.ignore:
             continue
-        a, b = new[col], ref[col]
-        if pd.api.types.is_numeric_dtype(a) and pd.api.types.is_numeric_dtype(b):
-            x, y = a.to_numpy(float), b.to_numpy(float)
-            allowed = tol.atol + tol.rtol * np.abs(y)
-            if tol.se:
-                allowed = allowed + tol.k * np.abs(ref[tol.se].to_numpy(float))
-            allowed = np.where(np.isnan(allowed), tol.atol, allowed)  # a missing s.e. allows no noise
-            same = (x == y) | (np.isnan(x) & np.isnan(y))  # NaN equals only NaN
-            diff = np.where(same, 0.0, np.abs(x - y))
-            diff = np.where(np.isnan(diff), np.inf, diff)  # NaN against a number, either way round
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(diff == 0, 0.0, diff / np.maximum(allowed, 1e-300))
-            col_worst = float(np.nanmax(ratio)) if ratio.size else 0.0
-        else:
-            same_text = ((a.astype(str) == b.astype(str)) | (a.isna() & b.isna())).to_numpy()
-            col_worst = 0.0 if same_text.all() else np.inf
+        ratio, allowed = _column_ratios(tol, new[col], ref[col], ref)
+        identical &= bool((ratio == 0).all())
+        for i in np.flatnonzero(ratio > 0):
+            row = ", ".join(f"{k}={ref.at[i, k]}" for k in exp.keys) if exp.keys else f"row {i + 1}"
+            shown = "exact" if np.isinf(ratio[i]) or allowed[i] == 0 else f"+-{allowed[i]:.3g} ({tol.describe()})"
+            moved.append(Cell(row, col, new.at[i, col], ref.at[i, col], shown, float(ratio[i])))
+        col_worst = float(np.nanmax(ratio)) if ratio.size else 0.0
         if col_worst > worst:
             worst, worst_col = col_worst, col
-            worst_text = not pd.api.types.is_numeric_dtype(a) or not pd.api.types.is_numeric_dtype(b)
+    moved.sort(key=lambda c: -c.ratio)
+    cells = moved[:n_cells]
     if worst > 1.0:
-        why = (
-            "differs (text, compared exactly)"
-            if worst_text
-            else f"beyond tolerance ({exp.tolerance(worst_col).describe()})"
-        )
-        return Drift("drift", f"column {worst_col!r} {why}", worst)
-    return Drift("ok", f"{len(ref)} rows, {len(ref.columns)} columns", worst)
+        numeric = pd.api.types.is_numeric_dtype(new[worst_col]) and pd.api.types.is_numeric_dtype(ref[worst_col])
+        tolerance = exp.tolerance(worst_col).describe()
+        why = f"beyond tolerance ({tolerance})" if numeric else "differs (text, compared exactly)"
+        return Drift("drift", f"column {worst_col!r} {why}", worst, False, cells)
+    return Drift("ok", f"{len(ref)} rows, {len(ref.columns)} columns", worst, identical, cells)
 
 
 def reference_path(exp: Experiment, reference_dir: Path) -> Path:
@@ -127,3 +161,81 @@ def check_against_reference(exp: Experiment, table: pd.DataFrame, reference_dir:
     if not path.is_file():
         return Drift("missing", f"no reference at {path}; run 'privlab check {exp.id} --update'", np.inf)
     return compare(exp, table, read_reference(exp, path))
+
+
+# ---------------------------------------------------------------------------------------
+# privlab compare A B
+# ---------------------------------------------------------------------------------------
+@dataclass
+class VerdictChange:
+    claim: str
+    a: str
+    b: str
+
+    @property
+    def rank(self) -> int:
+        """agree -> disagree first, then other moves away from agree, then the rest."""
+        return 0 if (self.a, self.b) == ("agree", "disagree") else 1 if self.a == "agree" else 2
+
+
+@dataclass
+class Comparison:
+    exp_id: str
+    status: str  # one of STATUSES
+    detail: str = ""
+    cells: list[Cell] = field(default_factory=list)
+    verdicts: list[VerdictChange] = field(default_factory=list)
+
+
+def _runs(results: Path, experiments: list[Experiment]) -> dict[str, Path]:
+    from . import store
+
+    found = {}
+    for exp in experiments:
+        run = results / exp.paper / exp.name
+        if store.verify(run, deep=False)[0] or (run / "result.csv").is_file() and not (run / "manifest.json").exists():
+            found[exp.id] = run
+    return found
+
+
+def _claims(run: Path) -> dict[str, str]:
+    path = run / "claims.csv"
+    if not path.is_file():
+        return {}
+    frame = pd.read_csv(path, keep_default_na=False, dtype=str)
+    col = "verdict" if "verdict" in frame.columns else None
+    if col is None:
+        return {}
+    return dict(zip(frame["claim"], frame[col]))
+
+
+def compare_dirs(a: Path, b: Path, experiments: list[Experiment]) -> list[Comparison]:
+    """Compare the results in directories ``a`` and ``b`` experiment by experiment."""
+    for path, name in ((a, "A"), (b, "B")):
+        if not Path(path).is_dir():
+            raise PrivlabError(f"{name} = {path} is not a results directory")
+    runs_a, runs_b = _runs(Path(a), experiments), _runs(Path(b), experiments)
+    if not runs_a and not runs_b:
+        raise PrivlabError(f"neither {a} nor {b} holds a result of a registered experiment")
+    by_id = {e.id: e for e in experiments}
+    out = []
+    for exp_id in sorted(set(runs_a) | set(runs_b)):
+        if exp_id not in runs_b:
+            out.append(Comparison(exp_id, "only in A"))
+            continue
+        if exp_id not in runs_a:
+            out.append(Comparison(exp_id, "only in B"))
+            continue
+        exp = by_id[exp_id]
+        table_a = read_reference(exp, runs_a[exp_id] / "result.csv")
+        drift = compare(exp, read_reference(exp, runs_b[exp_id] / "result.csv"), table_a)
+        status = "drifted" if drift.status != "ok" else "same" if drift.identical else "within tolerance"
+        ca, cb = _claims(runs_a[exp_id]), _claims(runs_b[exp_id])
+        changes = [
+            VerdictChange(c, ca.get(c, "(absent)"), cb.get(c, "(absent)"))
+            for c in dict.fromkeys([*ca, *cb])
+            if ca.get(c) != cb.get(c)
+        ]
+        changes.sort(key=lambda v: v.rank)
+        out.append(Comparison(exp_id, status, drift.detail, drift.cells, changes))
+    return out

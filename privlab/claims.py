@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -73,7 +73,7 @@ def _decide(holds: Any) -> str:
     return "agree" if holds else "disagree"
 
 
-Item = Union[str, Mapping[str, Any]]
+Item = str | Mapping[str, Any]
 
 
 def _item(item: Item, printed: Any, note: str, if_disagree: str) -> tuple[str, Any, str, str]:

@@ -14,10 +14,11 @@ import shutil
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 from . import claims as claims_mod
-from . import registry, runner, sweeps
+from . import registry, runner, store, sweeps
 from ._validation import PrivlabError
 
 
@@ -65,7 +66,7 @@ def _sweep_jobs(overrides: list[str]) -> list[list[str]]:
 
     try:
         parsed = OverridesParser.create().parse_overrides(overrides)
-    except HydraException as exc:
+    except (HydraException, ValueError) as exc:
         raise PrivlabError(runner.hydra_error_line(exc)) from None
     choices = []
     for ov in parsed:
@@ -150,8 +151,7 @@ def _hydra_task(cfg) -> None:
     try:
         outcome = runner.execute(cfg.id, cfg, out_dir=out_dir, extra_files={"overrides.yaml": overrides})
     except PrivlabError as exc:
-        if out_dir.is_dir() and not any(out_dir.iterdir()):
-            out_dir.rmdir()
+        _remove_empty(out_dir, Path(cfg.results_dir))
         if not multirun:
             _fail(str(exc))
         # a failed job must not stop the others: say why in one line, leave a marker for the summary
@@ -168,6 +168,25 @@ def _hydra_task(cfg) -> None:
         + (f" (claims: {claims_mod.counts_text(claims_mod.counts(outcome.claims))})" if outcome.claims else ""),
         flush=True,
     )
+
+
+def _override_value(overrides: list[str], key: str) -> str | None:
+    """The value the last override of ``key`` gives, as Hydra parses it (quotes removed)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    found = None
+    for ov in OverridesParser.create().parse_overrides([o for o in overrides if o.split("=", 1)[0] == key]):
+        found = str(ov.value())
+    return found
+
+
+def _remove_empty(path: Path, stop: Path) -> None:
+    """Remove ``path`` and its parents below ``stop`` while they are empty (Hydra made them for
+    a run that then failed: a refused run leaves nothing behind)."""
+    path, stop = path.resolve(), stop.resolve()
+    while path != stop and stop in path.parents and path.is_dir() and not any(path.iterdir()):
+        path.rmdir()
+        path = path.parent
 
 
 def cmd_run(args, hydra_args: list[str]) -> int:
@@ -199,13 +218,15 @@ def cmd_run(args, hydra_args: list[str]) -> int:
     extra, sweep_dir = [], None
     if not any(a in ("--cfg", "-c", "--help", "-h", "--info") for a in hydra_args):
         _prevalidate(exp.id, overrides, multirun)
+        given_results = _override_value(overrides, "results_dir")
+        results_dir = Path(given_results) if given_results else runner.default_results_dir()
+        store.probe_writable(results_dir, "results_dir")
         if multirun:
-            given = [o.split("=", 1)[1] for o in overrides if o.startswith("hydra.sweep.dir=")]
+            given = _override_value(overrides, "hydra.sweep.dir")
             params = [o for o in overrides if not o.startswith(("hydra", "+hydra", "~hydra"))]
-            results = [o.split("=", 1)[1] for o in overrides if o.startswith("results_dir=")]
-            results_dir = Path(results[-1]) if results else runner.default_results_dir()
-            sweep_dir = Path(given[-1]) if given else sweep_dir_for(exp.id, params, results_dir)
-            extra = [] if given else [f"hydra.sweep.dir={sweep_dir}"]
+            sweep_dir = Path(given) if given else sweep_dir_for(exp.id, params, results_dir)
+            store.probe_writable(sweep_dir, "the sweep directory")
+            extra = [] if given else [f"hydra.sweep.dir='{sweep_dir}'"]
             print(f"sweep directory: {sweep_dir} (rerun the same command to resume)", flush=True)
             shutil.rmtree(sweep_dir / FAILED_MARKERS, ignore_errors=True)
     sys.argv = ["privlab run", f"experiment={exp.id}", *runner.searchpath_override(), *extra, *overrides, *flags]
@@ -225,7 +246,7 @@ def cmd_run(args, hydra_args: list[str]) -> int:
 # privlab reproduce
 # ---------------------------------------------------------------------------------------
 def cmd_reproduce(args) -> int:
-    from . import report, store
+    from . import report
 
     exps = registry.select(args.ids, paper=args.paper)
     results_dir = store.writable_dir(Path(args.results) if args.results else runner.default_results_dir(), "--results")
@@ -282,6 +303,10 @@ def cmd_check(args) -> int:
 
     exps = registry.select(args.ids, paper=args.paper)
     given = Path(args.reference) if args.reference else None
+    if given is not None and args.update:
+        store.probe_writable(given, "--reference")
+    elif given is not None and not given.is_dir():
+        raise PrivlabError(f"--reference {given} is not a directory")
     configs = [(exp, runner.compose(exp.id, [], profile="quick")) for exp in exps]
     width = max((len(e.id) for e in exps), default=10)
     print(f"{'experiment':<{width}}  {'status':<8}  {'seconds':>7}  detail", flush=True)
@@ -314,6 +339,46 @@ def cmd_check(args) -> int:
 
 
 # ---------------------------------------------------------------------------------------
+# privlab compare A B
+# ---------------------------------------------------------------------------------------
+def cmd_compare(args) -> int:
+    from . import check
+
+    comparisons = check.compare_dirs(Path(args.a), Path(args.b), registry.select(paper=args.paper))
+    width = max(len(c.exp_id) for c in comparisons)
+    print(f"{'experiment':<{width}}  {'status':<16}  detail")
+    for c in comparisons:
+        print(f"{c.exp_id:<{width}}  {c.status:<16}  {c.detail if c.status == 'drifted' else ''}".rstrip())
+        for cell in c.cells if c.status == "drifted" else []:
+            print(f"    {cell.row}: {cell.column} A={cell.ref} B={cell.new} (allowed {cell.allowed})")
+    verdicts = sorted(((c.exp_id, v) for c in comparisons for v in c.verdicts), key=lambda p: p[1].rank)
+    if verdicts:
+        print("claims that changed verdict:")
+        for exp_id, v in verdicts:
+            print(f"    {exp_id}: {v.a} -> {v.b}: {v.claim}")
+    counts = {s: sum(c.status == s for c in comparisons) for s in check.STATUSES}
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) + f"; {len(verdicts)} claim verdict(s) changed"
+    print(summary)
+    if args.html:
+        from jinja2 import Environment, PackageLoader, select_autoescape
+
+        env = Environment(loader=PackageLoader("privlab", "templates"), autoescape=select_autoescape())
+        css = {
+            "same": "same",
+            "within tolerance": "within",
+            "drifted": "drifted",
+            "only in A": "only",
+            "only in B": "only",
+        }
+        page = env.get_template("compare.html.j2").render(
+            a=args.a, b=args.b, comparisons=comparisons, css=css, verdicts=verdicts, summary=summary
+        )
+        print(f"wrote {runner.atomic_write_text(Path(args.html), page)}")
+    differs = sum(c.status not in ("same", "within tolerance") for c in comparisons) + len(verdicts)
+    return 1 if differs else 0
+
+
+# ---------------------------------------------------------------------------------------
 # privlab sweep-report SWEEP_DIR
 # ---------------------------------------------------------------------------------------
 def cmd_sweep_report(args) -> int:
@@ -332,8 +397,15 @@ def cmd_sweep_report(args) -> int:
 
 
 # ---------------------------------------------------------------------------------------
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors in privlab's one-line form."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise PrivlabError(f"{message} (see '{self.prog} --help')")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="privlab", description="Reproduce, sweep and regression-check the experiments of five privacy papers."
     )
     sub = parser.add_subparsers(dest="command", required=True)
@@ -359,6 +431,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--paper", help="only this paper")
     p.add_argument("--update", action="store_true", help="rewrite the references instead of comparing")
     p.add_argument("--reference", help="reference directory (default: results/reference/)")
+    p = sub.add_parser("compare", help="compare two result directories experiment by experiment")
+    p.add_argument("a", help="results directory A (before)")
+    p.add_argument("b", help="results directory B (after)")
+    p.add_argument("--paper", help="only this paper")
+    p.add_argument("--html", help="also write the comparison as an HTML page at this path")
     p = sub.add_parser("sweep-report", help="gather a multirun into one table and plots")
     p.add_argument("sweep_dir", help="the sweep directory printed by 'privlab run ... --multirun'")
     p.add_argument("--metric", action="append", help="result column to plot (repeatable; default: a few numeric ones)")
@@ -369,6 +446,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     os.environ["PRIVLAB_MAIN_PID"] = str(os.getpid())  # workers watch for this process's death
+    # numerical warnings (divide by zero in a ratio column, ...) are not messages for the user;
+    # worker processes inherit the filter through the environment
+    warnings.simplefilter("ignore", RuntimeWarning)
+    os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"), "ignore::RuntimeWarning"]))
     parser = build_parser()
     try:
         if argv[:1] == ["run"] and len(argv) >= 2 and not argv[1].startswith("-"):
@@ -385,6 +466,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_reproduce(args)
         if args.command == "check":
             return cmd_check(args)
+        if args.command == "compare":
+            return cmd_compare(args)
         if args.command == "sweep-report":
             return cmd_sweep_report(args)
     except PrivlabError as exc:

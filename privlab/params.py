@@ -236,7 +236,7 @@ def validate(schema: Mapping[str, Any], config: Any, *, prefix: str = "", where:
     out = {}
     for key, spec in schema.items():
         if key not in config:
-            raise PrivlabError(f"parameter {prefix}{key} is missing{where}; it must be {_describe(spec)}")
+            raise PrivlabError(f"parameter {prefix}{key}{where} is missing; it must be {_describe(spec)}")
         out[key] = _check(spec, f"{prefix}{key}", config[key])
     return out
 

@@ -158,6 +158,9 @@ def compose(exp_id: str, overrides=(), profile: str | None = None, *, hydra_node
     from omegaconf.errors import OmegaConfBaseException
 
     exp = registry.get(exp_id)  # a clear error for unknown ids before Hydra's
+    for item in overrides:
+        if not item.partition("=")[0].lstrip("+~"):
+            raise PrivlabError(f"override {item!r} names no parameter; write NAME=VALUE (e.g. rho2=0.3)")
     overrides = [f"experiment={exp_id}", *searchpath_override(), *overrides]
     if profile is not None:
         if profile not in PROFILES:
@@ -178,7 +181,9 @@ def compose(exp_id: str, overrides=(), profile: str | None = None, *, hydra_node
             cfg = OmegaConf.create(OmegaConf.to_container(OmegaConf.create(data), resolve=True))
             assert isinstance(cfg, DictConfig)
             OmegaConf.set_struct(cfg, True)
-    except (HydraException, OmegaConfBaseException) as exc:
+    except (HydraException, OmegaConfBaseException, ValueError) as exc:  # ValueError: Hydra's override parser
+        if isinstance(exc, PrivlabError):
+            raise
         raise PrivlabError(hydra_error_line(exc, exp_id)) from None
     finally:
         GlobalHydra.instance().clear()

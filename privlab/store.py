@@ -73,6 +73,23 @@ def writable_dir(path: Path, what: str) -> Path:
     return path
 
 
+def probe_writable(path: Path, what: str) -> None:
+    """Check that ``path`` can be created and written, leaving nothing behind: the directories
+    it had to create are removed again. A refused run writes nothing."""
+    path = Path(path)
+    created = []
+    p = path
+    while not p.exists() and p != p.parent:
+        created.append(p)
+        p = p.parent
+    try:
+        writable_dir(path, what)
+    finally:
+        for d in created:  # deepest first
+            with contextlib.suppress(OSError):
+                d.rmdir()
+
+
 @contextlib.contextmanager
 def locked(target: Path) -> Iterator[None]:
     """Hold the writer's lock of result ``target`` (other writers of it wait)."""

@@ -146,20 +146,24 @@ def write_sweep_report(sweep_dir, metrics=None, where: dict | None = None) -> li
 
     sweep_dir = Path(sweep_dir)
     table, swept, exp_id = collect(sweep_dir)
-    written = []
-    written.append(atomic_write_text(sweep_dir / "sweep.csv", table_to_csv(table)))
+    view = table
+    for col, value in (where or {}).items():  # checked before anything is written
+        if col not in view.columns:
+            raise PrivlabError(f"--where must name result columns ({', '.join(view.columns)}); got {col!r}")
+        kept = view[view[col].astype(str) == str(value)]
+        if kept.empty:
+            seen = ", ".join(sorted(map(str, view[col].astype(str).unique()))[:12])
+            raise PrivlabError(f"--where {col}={value} matches no row; {col} takes: {seen}")
+        view = kept
+    metric_names = _metrics(view, swept, exp_id, metrics) if swept else []
+    written = [atomic_write_text(sweep_dir / "sweep.csv", table_to_csv(table))]
     try:
         table.to_parquet(sweep_dir / "sweep.parquet", index=False)
         written.append(sweep_dir / "sweep.parquet")
     except ImportError:
         pass
-    view = table
-    for col, value in (where or {}).items():
-        if col not in view.columns:
-            raise PrivlabError(f"--where must name result columns ({', '.join(view.columns)}); got {col!r}")
-        view = view[view[col].astype(str) == str(value)]
     if swept:
-        for metric in _metrics(view, swept, exp_id, metrics):
+        for metric in metric_names:
             summary = view.groupby(swept, dropna=False)[metric].mean().reset_index()
             for name, fig in plot_sweep(summary, swept, metric).items():
                 path = sweep_dir / f"{name}.png"
