@@ -13,11 +13,13 @@ adversary          the informed adversary's exact posterior and its supremum ove
 breach             capped priors and the breach simulation (sampled beside exact)
 noise_ratio        Figures 2-5: noise-ratio box-plot statistics, sampled and exact
 example            Table I's worked example and Table II's attribute description
+advice             ``privlab epsilon``: LPB's rule applied to a user's own column
 =================  =======================================================================
 
 Every function is pure: arrays and a seed in, arrays out.
 """
 
+from .advice import ADVICE_QUERIES, advise, lambda_curve, universe_of
 from .adversary import QUERIES, max_posterior, posteriors, query_answers, sensitivity
 from .breach import PRIORS, breach_simulation, capped_prior, two_point_breach_rate
 from .calibration import (
@@ -35,6 +37,10 @@ from .laplace import laplace_density, laplace_noise, laplace_quantile, laplace_v
 from .noise_ratio import NR_STATS, noise_ratio_stats
 
 __all__ = [
+    "ADVICE_QUERIES",
+    "advise",
+    "lambda_curve",
+    "universe_of",
     "QUERIES",
     "PRIORS",
     "NR_STATS",
