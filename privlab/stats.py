@@ -75,12 +75,32 @@ def zscores(estimate: np.ndarray, exact: np.ndarray, se: np.ndarray) -> np.ndarr
         return np.where(s > 0, np.abs(est - ex) / np.where(s > 0, s, 1.0), np.nan)
 
 
+def _merge_small(e: np.ndarray, c: np.ndarray, m: float) -> tuple[np.ndarray, np.ndarray]:
+    """Merge consecutive cells (ascending expected counts) into groups that each expect at
+    least ``m``; a short tail is folded into the last group. Cells below ``m`` are each
+    smaller than ``m``, so a group never expects more than ``2 m``."""
+    ends = []
+    total = 0.0
+    for i, x in enumerate(e):
+        total += x
+        if total >= m:
+            ends.append(i + 1)
+            total = 0.0
+    if not ends:
+        return (np.array([e.sum()]), np.array([c.sum()])) if e.size else (e, c)
+    ends[-1] = e.size  # the tail joins the last full group
+    starts = [0, *ends[:-1]]
+    return np.add.reduceat(e, starts), np.add.reduceat(c, starts)
+
+
 def pooled_gof(counts: np.ndarray, probs: np.ndarray, min_expected: float) -> dict[str, float]:
     """Pearson chi-square and Williams-corrected G-test of ``counts`` against ``probs``.
 
     Cells are sorted by expected count and consecutive small cells merged until every
     group expects at least ``min_expected`` (a grouping fixed by the null law alone, so
-    the test keeps its level). Both statistics come from `scipy.stats.power_divergence`;
+    the test keeps its level). (Before, groups were cut at multiples of ``min_expected`` of
+    the running sum, which leaves the first group, and any group a large cell pushes over a
+    multiple, expecting less than ``min_expected``.) Both statistics come from `scipy.stats.power_divergence`;
     Williams' correction divides G by ``q = 1 + (sum 1/E - 1/n) / (6 df)``, the first-order
     excess of E[G] over df when groups expect few counts.
 
@@ -106,12 +126,7 @@ def pooled_gof(counts: np.ndarray, probs: np.ndarray, min_expected: float) -> di
     e, c = expected[~zero][order], counts[~zero][order]
     big = e >= min_expected
     small_e, small_c = e[~big], c[~big]
-    group = np.floor(np.cumsum(small_e) / min_expected).astype(np.int64)
-    ge, gc = np.bincount(group, small_e), np.bincount(group, small_c)
-    if ge.size > 1 and ge[-1] < min_expected:  # fold the short last group into the previous one
-        ge[-2] += ge[-1]
-        gc[-2] += gc[-1]
-        ge, gc = ge[:-1], gc[:-1]
+    ge, gc = _merge_small(small_e, small_c, min_expected)
     E = np.concatenate([e[big], ge])
     O = np.concatenate([c[big], gc])
     keep = E > 0
