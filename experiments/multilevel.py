@@ -1,799 +1,334 @@
 """Multi-level perturbation paper (seed 001): Figures 5-8 and the MC-vs-exact agreement.
 
-The collusion Monte Carlo simulates X and the three copies (p_a, p_b, p_c requested in
-that order) through `MultiLevelPerturber`, chunk by chunk, into F[X, Y_a, Y_b, Y_c]; the
-counts are shared by fig5, fig6 and agreement (same config and seed -> same file) and the
-run is resumable (partial counts + completed blocks saved atomically).
+The science lives in `privlab.multilevel`; the paper's setting, printed values and statements in
+``conf/experiment/multilevel/``. fig5, fig6 and agreement share the collusion Monte Carlo's counts
+F[X, Y_a, Y_b, Y_c] (`privlab.multilevel.collusion_counts`) through one checkpoint.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import os
-import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from privlab import PrivlabError
+from privlab import claims as cl
 from privlab import multilevel as ml
-from privlab._validation import PrivlabError, check_int, check_real
-from privlab._legacy import Claim, Tolerance, claims, experiment, figure
-from privlab.registry import Paper
+from privlab.multilevel import figures
+from privlab.params import Bool, Choice, Int, List, MapOf, Real
+from privlab.registry import Paper, Tolerance, experiment
+from privlab.stats import pooled_gof, proportion_se, zscores
 
-PAPER = Paper("multilevel")
-
-MC_VERSION = 1  # bump when the simulation code changes what a seed produces
-SYNTH = (
-    "priors on 1..50 defined in config: uniform, discretised Gaussian and log-normal 'salary' "
-    "(reconstructed parameters), and the occupation marginal of the CENSUS-like data "
-    "(SYNTHETIC, privlab.datasets census generator); every copy simulated"
+PAPER = Paper(
+    "Xiao, Tao, Chen - Optimal Random Perturbation at Multiple Privacy Levels", seed="001_c5de60d83f81c6f0.txt"
 )
-RECIPIENTS = ("Alice", "Bob", "Charlie")  # p_a, p_b, p_c
+
+RECIPIENTS = ("Alice", "Bob", "Charlie")  # the requesters of p_a, p_b, p_c
+P, POS = Real(0, 1, low_open=True), Real(0, low_open=True)
+MC = {
+    "domain_size": Int(2, math.isqrt(math.isqrt(ml.MAX_CELLS)), limit="F holds s^4 int64 cells, at most 2^27 (1 GiB)"),
+    "retention": {"a": P, "b": P, "c": P},
+    "distributions": MapOf(ml.PRIOR),
+    "mc": {
+        "trials": Int(1, 10**12, limit="trials per distribution; 10^10 take about 11 min on 2 cores"),
+        "chunk": Int(1, 2 * 10**7, limit="tuples of one simulated table held in memory"),
+        "block_chunks": Int(1, 10**6),
+        "store": Choice("dense", "history"),
+        "checkpoint_seconds": Real(0),
+    },
+}
+MC_SMOKE = ("mc.trials=200000", "mc.chunk=50000", "distributions.occupation.dataset.n=20000")
+GOF_SMOKE = ("mc.trials=200000", "mc.chunk=50000", "domain_size=20", "~distributions.occupation")
 
 
-# ---------------------------------------------------------------------------------------
-# priors
-# ---------------------------------------------------------------------------------------
-def prior_of(spec, s: int) -> np.ndarray:
-    """The X distribution on 1..s named by a config block (see conf/experiment/multilevel)."""
-    kind = spec["kind"]
-    v = np.arange(1, s + 1, dtype=float)
-    if kind == "uniform":
-        p = np.ones(s)
-    elif kind == "gaussian":
-        mean, sd = (
-            check_real("gaussian mean", spec["mean"]),
-            check_real("gaussian sd", spec["sd"], low=0, low_open=True),
-        )
-        p = stats.norm.cdf(v + 0.5, mean, sd) - stats.norm.cdf(v - 0.5, mean, sd)
-    elif kind == "lognormal":
-        width = check_real("bin_width", spec["bin_width"], low=0, low_open=True)
-        dist = stats.lognorm(
-            s=check_real("sigma", spec["sigma"], low=0, low_open=True),
-            scale=check_real("median", spec["median"], low=0, low_open=True),
-        )
-        edges = np.append((v - 1) * width, np.inf)  # value v = salary in [(v-1)w, v w); the top bin is open
-        p = np.diff(dist.cdf(edges))
-    elif kind == "census_occupation":
-        from privlab.datasets import load
-
-        occ = load("census", n=int(spec["n"]), seed=int(spec["seed"]))["occupation"].to_numpy()
-        codes = np.unique(occ)
-        if codes.size != s:
-            raise PrivlabError(f"the census occupation column has {codes.size} values, domain_size is {s}")
-        p = np.array([(occ == c).sum() for c in codes], dtype=float)
-    else:
-        raise PrivlabError(
-            f"distribution kind must be one of uniform, gaussian, lognormal, census_occupation; got {kind!r}"
-        )
-    return p / p.sum()
-
-
-def _domain_size(cfg) -> int:
-    """s, the size of the domain of X and of every copy."""
-    return check_int("domain_size", cfg.domain_size, low=2)
-
-
-def _priors(cfg) -> dict:
-    return {name: prior_of(spec, _domain_size(cfg)) for name, spec in cfg.distributions.items()}
+def _mc_tol(**se_of: str) -> dict[str, Tolerance]:
+    """Monte Carlo columns compared within 5 of their own standard errors by privlab check."""
+    return {col: Tolerance(se=se, atol=1e-12) for col, se in se_of.items()}
 
 
 def _ps(cfg) -> list[float]:
-    return [float(cfg.retention[r]) for r in ("a", "b", "c")]
+    return [float(cfg.retention[r]) for r in "abc"]
 
 
-# ---------------------------------------------------------------------------------------
-# the Monte Carlo engine
-# ---------------------------------------------------------------------------------------
-def _mc_block(item) -> np.ndarray:
-    """Counts of one block of chunks (run in a worker); every chunk carries its own seed."""
-    prior, ps, s, chunks, store = item
-    total = None
-    for n, seed in chunks:
-        counts = ml.collusion_counts_chunk(prior, ps, s, n, seed, store=store)
-        if total is None:
-            total = counts
-        else:
-            total += counts  # in place: F has s^4 = 6.25M cells
-    return total
+def _priors(cfg, ctx) -> dict[str, np.ndarray]:
+    return {n: ml.make_prior(spec, cfg.domain_size, dataset=ctx.dataset) for n, spec in cfg.distributions.items()}
 
 
-def _atomic_save(path: Path, **arrays) -> None:
-    tmp = path.with_name(path.name + f".tmp-{os.getpid()}.npz")
-    np.savez(tmp, **arrays)
-    os.replace(tmp, path)
+def _entry(block, name: str, key: str):
+    if name not in block:
+        raise PrivlabError(f"{key} must have an entry for every distribution; {name!r} has none")
+    return block[name]
 
 
-def collusion_counts(cfg, ctx, name: str, prior: np.ndarray) -> np.ndarray:
-    """F[X, Y_a, Y_b, Y_c] after cfg.mc.trials trials for the X distribution ``name``.
-
-    Chunks of cfg.mc.chunk trials, seeded by ctx.seed_sequence("mc", name, chunk), are
-    grouped in blocks of cfg.mc.block_chunks; a round of ctx.n_jobs blocks runs in
-    parallel, and the partial counts and the completed block ids are saved atomically
-    (at most every cfg.mc.checkpoint_seconds). A rerun resumes from the saved state; a
-    finished state is reused by the other experiments with the same config and seed.
-    """
-    s = _domain_size(cfg)
-    ps = _ps(cfg)
-    trials = ml.check_trials(cfg.mc.trials)
-    chunk = check_int("mc.chunk", cfg.mc.chunk, low=1)
-    per_block = check_int("mc.block_chunks", cfg.mc.block_chunks, low=1)
-    store = cfg.mc.store
-    n_chunks = -(-trials // chunk)
-    n_blocks = -(-n_chunks // per_block)
-    key = hashlib.sha256(
-        json.dumps(
-            {
-                "v": MC_VERSION,
-                "prior": prior.tolist(),
-                "ps": ps,
-                "s": s,
-                "trials": trials,
-                "chunk": chunk,
-                "per_block": per_block,
-                "seed": ctx.seed,
-                "name": name,
-                "store": store,
-            }
-        ).encode()
-    ).hexdigest()[:16]
-    state = None
-    if ctx.scratch_dir is not None:
-        folder = ctx.scratch_dir.parent / "multilevel__mc"
-        folder.mkdir(parents=True, exist_ok=True)
-        state = folder / f"{name}-{key}.npz"
-    F = np.zeros(s ** (1 + len(ps)), dtype=np.int64)
-    done = np.zeros(n_blocks, dtype=bool)
-    if state is not None and state.exists():
-        with np.load(state) as saved:
-            F, done = saved["F"].copy(), saved["done"].copy()
-        ctx.log(
-            f"multilevel MC {name}: {'reusing finished counts' if done.all() else 'resuming'} with {int(done.sum())}/{n_blocks} blocks done ({state.name})"
-        )
-    todo = np.flatnonzero(~done).tolist()
-    per_round = max(1, ctx.n_jobs)
-    rounds = [todo[i : i + per_round] for i in range(0, len(todo), per_round)]
-    last_save = time.monotonic()
-    start = time.perf_counter()
-    for r, blocks in enumerate(ctx.progress(rounds, total=len(rounds), desc=f"MC {name}")):
-        items = []
-        for b in blocks:
-            ids = range(b * per_block, min((b + 1) * per_block, n_chunks))
-            items.append(
-                (prior, ps, s, [(min(chunk, trials - c * chunk), ctx.seed_sequence("mc", name, c)) for c in ids], store)
-            )
-        for b, counts in zip(blocks, ctx.map(_mc_block, items, desc=None)):
-            F += counts
-            done[b] = True
-        if state is not None and (r == len(rounds) - 1 or time.monotonic() - last_save > cfg.mc.checkpoint_seconds):
-            _atomic_save(state, F=F, done=done)
-            last_save = time.monotonic()
-    if todo:
-        elapsed = time.perf_counter() - start
-        ran = sum(
-            min(chunk, trials - c * chunk)
-            for b in todo
-            for c in range(b * per_block, min((b + 1) * per_block, n_chunks))
-        )
-        ctx.log(
-            f"multilevel MC {name}: {ran:,} trials in {elapsed:.1f} s = {ran / elapsed / ctx.n_jobs:,.0f} "
-            f"trials/s per worker ({ctx.n_jobs} workers)"
-        )
-    if int(F.sum()) != trials:
-        raise RuntimeError(f"MC counts hold {int(F.sum())} trials, expected {trials}")
-    return F.reshape((s,) * (1 + len(ps)))
+def _codes(values, s: int, key: str) -> list[int]:
+    """The paper's values 1..s as codes 0..s-1."""
+    if not all(1 <= int(v) <= s for v in values):
+        raise PrivlabError(f"{key} must lie in 1..{s}; got {list(values)}")
+    return [int(v) - 1 for v in values]
 
 
-def _se(count: float, n: float) -> float:
-    """Standard error of a proportion count/n, with the Laplace-smoothed (count+1)/(n+2) so
-    that an empty cell does not claim zero uncertainty."""
-    if n <= 0:
-        return float("nan")
-    q = (count + 1) / (n + 2)
-    return math.sqrt(q * (1 - q) / n)
+def _se(counts: np.ndarray, n: float) -> list[float]:
+    return [proportion_se(k, n) for k in counts]
 
 
-def _cell(values, s) -> tuple:
-    out = tuple(int(v) - 1 for v in values)  # the paper's 1..s to codes
-    for v in out:
-        if not 0 <= v < s:
-            raise PrivlabError(f"cell values must lie in 1..{s}; got {list(values)}")
-    return out
+def _counts(cfg, ctx, name: str, prior: np.ndarray) -> np.ndarray:
+    """F[X, Y_a, Y_b, Y_c] for the X distribution ``name``: resumable, shared by fig5, fig6 and agreement."""
+    mc = cfg.mc
+    what = {"prior": prior, "ps": _ps(cfg), "domain_size": cfg.domain_size, "trials": mc.trials, "chunk": mc.chunk}
+    what["seed"] = ctx.seed_sequence("mc", name)
+    how = {"block_chunks": mc.block_chunks, "store": mc.store, "checkpoint_seconds": mc.checkpoint_seconds}
+    how.update(map=ctx.map, workers=ctx.n_jobs, log=lambda m: ctx.log(f"{name}: {m}"), progress=ctx.progress)
+    checkpoint = ctx.checkpoint("multilevel_mc", **ml.collusion_identity(**what))
+    return ml.collusion_counts(**what, **how, checkpoint=checkpoint)
 
 
-# ---------------------------------------------------------------------------------------
-# Figure 5: collusion is useless
-# ---------------------------------------------------------------------------------------
-MC_TOL = {"mc_all": Tolerance(se="mc_all_se", atol=1e-12), "mc_c": Tolerance(se="mc_c_se", atol=1e-12)}
-
-
+# --- Figure 5: collusion is useless -------------------------------------------------------
 @experiment(
-    "multilevel/fig5_collusion",
     artifact="Figure 5",
     summary="Pr[X=x | Y_a,Y_b,Y_c] vs Pr[X=x | Y_c] at the paper's four cells, MC (10^7 quick / 10^10 "
     "paper trials) and exact",
     keys=("distribution", "x"),
-    tolerances=MC_TOL,
-    data=SYNTH,
+    tolerances=_mc_tol(mc_all="mc_all_se", mc_c="mc_c_se"),
+    figures={"fig5_collusion": figures.collusion},
+    params={**MC, "cells": MapOf(List(Int(1), min_len=3, max_len=3)), "claims": {"exact_tol": POS, "z_max": POS}},
+    smoke=MC_SMOKE,
 )
 def fig5_collusion(cfg, ctx):
-    s, ps = _domain_size(cfg), _ps(cfg)
-    rows = []
-    for name, prior in _priors(cfg).items():
-        ya, yb, yc = _cell(cfg.cells[name], s)
-        F = collusion_counts(cfg, ctx, name, prior)
-        col_all = F[:, ya, yb, yc].astype(float)
-        col_c = F[:, :, :, yc].sum(axis=(1, 2)).astype(float)
-        exact_all = ml.posterior(prior, ps, s, {0: ya, 1: yb, 2: yc})
-        exact_c = ml.posterior(prior, ps, s, {2: yc})
-        n_all, n_c = col_all.sum(), col_c.sum()
-        mc_all = col_all / n_all if n_all else np.full(s, np.nan)
-        mc_c = col_c / n_c
-        for x in range(s):
-            rows.append(
-                {
-                    "distribution": name,
-                    "x": x + 1,
-                    "y_a": ya + 1,
-                    "y_b": yb + 1,
-                    "y_c": yc + 1,
-                    "prior": prior[x],
-                    "mc_all": mc_all[x],
-                    "mc_all_se": _se(col_all[x], n_all),
-                    "mc_c": mc_c[x],
-                    "mc_c_se": _se(col_c[x], n_c),
-                    "exact_all": exact_all[x],
-                    "exact_c": exact_c[x],
-                    "count_all": int(n_all),
-                    "count_c": int(n_c),
-                    "trials": int(F.sum()),
-                }
-            )
-    return pd.DataFrame(rows)
+    s, ps, frames = cfg.domain_size, _ps(cfg), []
+    for name, prior in _priors(cfg, ctx).items():
+        ya, yb, yc = _codes(_entry(cfg.cells, name, "cells"), s, f"cells.{name}")
+        F, all3, only_c = _counts(cfg, ctx, name, prior), {0: ya, 1: yb, 2: yc}, {2: yc}
+        c_all, c_c = (ml.counts_given(F, obs).astype(float) for obs in (all3, only_c))
+        n_all, n_c = c_all.sum(), c_c.sum()
+        cell = {"distribution": name, "x": np.arange(1, s + 1), "y_a": ya + 1, "y_b": yb + 1, "y_c": yc + 1}
+        mc_all = {"mc_all": c_all / n_all if n_all else np.nan, "mc_all_se": _se(c_all, n_all)}
+        mc_c = {"mc_c": c_c / n_c, "mc_c_se": _se(c_c, n_c)}
+        exact = {"exact_all": ml.posterior(prior, ps, s, all3), "exact_c": ml.posterior(prior, ps, s, only_c)}
+        n = {"count_all": int(n_all), "count_c": int(n_c), "trials": int(F.sum())}
+        frames.append(pd.DataFrame({**cell, "prior": prior, **mc_all, **mc_c, **exact, **n}))
+    return pd.concat(frames, ignore_index=True)
 
 
-@claims("multilevel/fig5_collusion")
-def fig5_claims(df, cfg):
-    out = []
-    exact_gap = float((df.exact_all - df.exact_c).abs().max())
-    out.append(
-        Claim(
-            "Theorem 1 (exact): Pr[X | Y_a, Y_b, Y_c] = Pr[X | Y_c] at the four cells",
-            "equal",
-            f"max |difference| = {exact_gap:.2e}",
-            exact_gap < 1e-9,
-        )
-    )
+@fig5_collusion.claims
+def _(df, cfg):
+    p, c = cfg.printed, cfg.claims
+    gap = float((df.exact_all - df.exact_c).abs().max())
+    out = [cl.at_most(p.theorem1, gap, c.exact_tol, reproduced=f"max |difference| = {gap:.2e}")]
     for name, g in df.groupby("distribution", sort=False):
-        z = ((g.mc_all - g.exact_all).abs() / np.sqrt(g.mc_all_se**2 + 1e-300)).where(g.mc_all_se > 0)
-        diff = (g.mc_all - g.mc_c).abs()
-        se = np.sqrt(g.mc_all_se**2 + g.mc_c_se**2)
-        ok = bool(((diff <= 5 * se + 1e-12) | (g.count_all.iloc[0] == 0)).all())
-        out.append(
-            Claim(
-                f"Figure 5 ({name}, cell {g.y_a.iloc[0]},{g.y_b.iloc[0]},{g.y_c.iloc[0]}): MC posterior given "
-                "all three copies matches the one given Y_c",
-                "bars coincide",
-                f"max |diff| {diff.max():.4f} (<= 5 SE: {ok}); {g.count_all.iloc[0]:,} trials in the cell "
-                f"of {g.trials.iloc[0]:,}; max |MC - exact| / SE = {np.nanmax(z):.2f}",
-                ok,
-                ""
-                if g.trials.iloc[0] >= 1e10
-                else "quick profile: fewer trials than the paper's 10^10, so the bars scatter more",
-            )
-        )
+        first = g.iloc[0]
+        item = cl.each(p.bars, f"{name}, cell {first.y_a},{first.y_b},{first.y_c}", p.bars.value)
+        trials = f"{first.count_all:,} trials in the cell of {first.trials:,}"
+        if first.count_all == 0:
+            out.append(cl.info(item, trials, note="no trial hit the cell: nothing to compare"))
+            continue
+        z = float(np.nanmax(zscores(g.mc_all, g.exact_all, g.mc_all_se)))
+        detail = f"{trials}; MC given all three vs exact: max z = {z:.2f}"
+        few = f"fewer trials than the paper's {int(p.trials.value):,}: the bars scatter more"
+        se, note = np.hypot(g.mc_all_se, g.mc_c_se), few if first.trials < p.trials.value else ""
+        out.append(cl.within_se(item, g.mc_all, g.mc_c, se, k=c.z_max, printed=p.bars.value, detail=detail, note=note))
     return out
 
 
-@figure("multilevel/fig5_collusion", "fig5_collusion")
-def fig5_plot(df):
-    import matplotlib.pyplot as plt
-
-    names = list(dict.fromkeys(df.distribution))
-    fig, axes = plt.subplots(len(names), 1, figsize=(9, 2.4 * len(names)), squeeze=False)
-    for ax, name in zip(axes[:, 0], names):
-        g = df[df.distribution == name]
-        ax.bar(
-            g.x - 0.2,
-            g.mc_all,
-            0.4,
-            yerr=g.mc_all_se,
-            label="MC Pr[X=x | Ya,Yb,Yc]",
-            color="0.85",
-            edgecolor="k",
-            lw=0.4,
-        )
-        ax.bar(g.x + 0.2, g.mc_c, 0.4, yerr=g.mc_c_se, label="MC Pr[X=x | Yc]", color="0.3")
-        ax.plot(g.x, g.exact_all, "r_", ms=9, mew=1.5, label="exact (both)")
-        ax.set_title(
-            f"{name} (y_a={g.y_a.iloc[0]}, y_b={g.y_b.iloc[0]}, y_c={g.y_c.iloc[0]}), {g.trials.iloc[0]:.2g} trials",
-            fontsize=9,
-        )
-        ax.set_xlim(0, g.x.max() + 1)
-    axes[0, 0].legend(fontsize=7, ncol=3)
-    axes[-1, 0].set_xlabel("x")
-    fig.suptitle("Figure 5: collusion is useless (MC and exact)")
-    fig.tight_layout()
-    return fig
-
-
-# ---------------------------------------------------------------------------------------
-# Figure 6: equivalence to uni-pert
-# ---------------------------------------------------------------------------------------
+# --- Figure 6: every copy is a uni-pert copy ----------------------------------------------
 @experiment(
-    "multilevel/fig6_equivalence",
     artifact="Figure 6",
     summary="Pr[Y_i = y | X = x] for all y, MC from F vs the uni-pert formula and the exact chain law",
     keys=("distribution", "y"),
-    tolerances={"mc": Tolerance(se="mc_se", atol=1e-12)},
-    data=SYNTH,
+    tolerances=_mc_tol(mc="mc_se"),
+    figures={"fig6_equivalence": figures.equivalence},
+    params={
+        **MC,
+        "equivalence": MapOf({"recipient": Choice(*RECIPIENTS), "x": Int(1)}),
+        "claims": {"exact_tol": POS, "alpha": P},
+    },
+    smoke=MC_SMOKE,
 )
 def fig6_equivalence(cfg, ctx):
-    s, ps = _domain_size(cfg), _ps(cfg)
-    rows = []
-    for name, prior in _priors(cfg).items():
-        spec = cfg.equivalence[name]
+    s, ps, frames = cfg.domain_size, _ps(cfg), []
+    for name, prior in _priors(cfg, ctx).items():
+        spec = _entry(cfg.equivalence, name, "equivalence")
         i = RECIPIENTS.index(spec.recipient)
-        x = _cell([spec.x], s)[0]
-        F = collusion_counts(cfg, ctx, name, prior)
-        other = tuple(a for a in (1, 2, 3) if a != i + 1)
-        col = F[x].sum(axis=tuple(a - 1 for a in other)).astype(float)
+        (x,) = _codes([spec.x], s, f"equivalence.{name}.x")
+        F = _counts(cfg, ctx, name, prior)
+        col = ml.margin(F, i)[x].astype(float)
         n = col.sum()
-        formula = ml.uni_pert_matrix(ps[i], s)[x]
-        chain = ml.copy_given_x(prior, ps, s, i)[x]
-        for y in range(s):
-            mc = col[y] / n
-            rows.append(
-                {
-                    "distribution": name,
-                    "recipient": spec.recipient,
-                    "p": ps[i],
-                    "x": x + 1,
-                    "y": y + 1,
-                    "mc": mc,
-                    "mc_se": _se(col[y], n),
-                    "uni_pert": formula[y],
-                    "exact_chain": chain[y],
-                    "count_x": int(n),
-                    "trials": int(F.sum()),
-                }
-            )
-    return pd.DataFrame(rows)
+        panel = {"distribution": name, "recipient": spec.recipient, "p": ps[i], "x": x + 1, "y": np.arange(1, s + 1)}
+        laws = {"uni_pert": ml.uni_pert_matrix(ps[i], s)[x], "exact_chain": ml.copy_given_x(prior, ps, s, i)[x]}
+        frames.append(pd.DataFrame({**panel, "mc": col / n, "mc_se": _se(col, n), **laws, "count_x": int(n)}))
+        frames[-1]["trials"] = int(F.sum())
+    return pd.concat(frames, ignore_index=True)
 
 
-@claims("multilevel/fig6_equivalence")
-def fig6_claims(df, cfg):
+@fig6_equivalence.claims
+def _(df, cfg):
+    p, c, ex = cfg.printed, cfg.claims, cfg.printed.worked_example
+    gap = float((df.exact_chain - df.uni_pert).abs().max())
+    s_ex = int(ex.domain_size)
+    law = ml.copy_given_x(np.full(s_ex, 1 / s_ex), list(ex.retention), s_ex, len(ex.retention) - 1)
     out = [
-        Claim(
-            "Theorem 2 (exact): every copy's law given X is uni-pert's",
-            "equal",
-            f"max |chain - formula| = {(df.exact_chain - df.uni_pert).abs().max():.2e}",
-            bool((df.exact_chain - df.uni_pert).abs().max() < 1e-12),
-        )
+        cl.at_most(p.theorem2, gap, c.exact_tol, reproduced=f"max |chain - formula| = {gap:.2e}"),
+        cl.printed_value(ex, law[0, 0]),
     ]
     for name, g in df.groupby("distribution", sort=False):
-        z = ((g.mc - g.uni_pert).abs() / g.mc_se.where(g.mc_se > 0)).max()
+        first = g.iloc[0]
+        z = float(np.nanmax(zscores(g.mc, g.uni_pert, g.mc_se)))
         _, pval = stats.chisquare(g.mc * g.count_x, g.uni_pert * g.count_x)
-        out.append(
-            Claim(
-                f"Figure 6 ({name}, {g.recipient.iloc[0]} at p={g.p.iloc[0]:g}, x={g.x.iloc[0]}): "
-                "approximated Pr[Y=y|X=x] matches the theoretical values",
-                "bars coincide",
-                f"max |MC - formula| / SE = {z:.2f}; chi-square p = {pval:.3f} over {g.count_x.iloc[0]:,} "
-                "trials with that x",
-                bool(pval > 1e-3),
-            )
-        )
+        item = cl.each(p.bars, f"{name}, {first.recipient} at p={first.p:g}, x={first.x}", p.bars.value)
+        detail = f"max |MC - formula| / SE = {z:.2f} over {first.count_x:,} trials with that x"
+        out.append(cl.gof(item, float(pval), alpha=c.alpha, printed=p.bars.value, detail=detail))
     return out
 
 
-@figure("multilevel/fig6_equivalence", "fig6_equivalence")
-def fig6_plot(df):
-    import matplotlib.pyplot as plt
-
-    names = list(dict.fromkeys(df.distribution))
-    fig, axes = plt.subplots(len(names), 1, figsize=(9, 2.3 * len(names)), squeeze=False)
-    for ax, name in zip(axes[:, 0], names):
-        g = df[df.distribution == name]
-        ax.bar(g.y - 0.2, g.mc, 0.4, yerr=g.mc_se, color="0.85", edgecolor="k", lw=0.4, label="MC Pr[Y=y | X=x]")
-        ax.bar(g.y + 0.2, g.uni_pert, 0.4, color="0.3", label="uni-pert formula")
-        ax.plot(g.y, g.exact_chain, "r_", ms=9, mew=1.5, label="exact chain law")
-        ax.set_yscale("log")
-        ax.set_title(f"{name}: {g.recipient.iloc[0]} (p={g.p.iloc[0]:g}), x={g.x.iloc[0]}", fontsize=9)
-    axes[0, 0].legend(fontsize=7, ncol=3)
-    axes[-1, 0].set_xlabel("y")
-    fig.suptitle("Figure 6: each copy is a uni-pert copy (MC and exact)")
-    fig.tight_layout()
-    return fig
-
-
-# ---------------------------------------------------------------------------------------
-# MC vs exact agreement of the whole table
-# ---------------------------------------------------------------------------------------
-def pooled_gof(counts: np.ndarray, probs: np.ndarray, min_expected: float) -> dict:
-    """Chi-square and G-test (Williams-corrected) of ``counts`` against ``probs`` after pooling small cells.
-
-    Cells are sorted by expected count and consecutive small cells merged until every
-    group expects at least ``min_expected`` (a grouping fixed by the null law alone).
-    """
-    counts = counts.ravel().astype(float)
-    expected = probs.ravel() * counts.sum()
-    zero = expected <= 0
-    if counts[zero].sum() > 0:
-        return {
-            "groups": 0,
-            "chi2": np.inf,
-            "chi2_p": 0.0,
-            "g": np.inf,
-            "g_p": 0.0,
-            "impossible_cells_hit": int((counts[zero] > 0).sum()),
-        }
-    order = np.argsort(expected[~zero], kind="stable")
-    e, c = expected[~zero][order], counts[~zero][order]
-    big = e >= min_expected
-    small_e, small_c = e[~big], c[~big]
-    # merge the small cells (ascending) into groups reaching min_expected
-    group = np.floor(np.cumsum(small_e) / min_expected).astype(np.int64)
-    ge, gc = np.bincount(group, small_e), np.bincount(group, small_c)
-    if ge.size and ge[-1] < min_expected and ge.size > 1:  # fold the short last group into the previous one
-        ge[-2] += ge[-1]
-        gc[-2] += gc[-1]
-        ge, gc = ge[:-1], gc[:-1]
-    E = np.concatenate([e[big], ge])
-    O = np.concatenate([c[big], gc])
-    keep = E > 0
-    E, O = E[keep], O[keep]
-    df = E.size - 1
-    chi2 = float(((O - E) ** 2 / E).sum())
-    with np.errstate(divide="ignore", invalid="ignore"):
-        g = float(2 * np.where(O > 0, O * np.log(O / E), 0.0).sum())
-    # Williams' correction: E[G] exceeds df by about (sum 1/E - 1/n)/6 when groups expect few counts
-    q = 1.0 + ((1.0 / E).sum() - 1.0 / O.sum()) / (6.0 * df)
-    return {
-        "groups": int(E.size),
-        "chi2": chi2,
-        "chi2_p": float(stats.chi2.sf(chi2, df)),
-        "g": g,
-        "williams_q": float(q),
-        "g_p": float(stats.chi2.sf(g / q, df)),
-        "impossible_cells_hit": 0,
-    }
-
-
+# --- the whole MC table against the exact joint -------------------------------------------
 @experiment(
-    "multilevel/agreement",
     artifact="Section 6 (MC check)",
     summary="Chi-square and G-test of every MC table F[X,Ya,Yb,Yc] (and its (X, Y_i) margins) against the exact joint",
     keys=("distribution", "table"),
     tolerances={c: Tolerance(rtol=1e-6, atol=1e-12) for c in ("chi2", "chi2_p", "g", "g_p")},
-    data=SYNTH,
+    figures={"agreement": figures.agreement},
+    params={**MC, "min_expected": POS, "claims": {"alpha": P}},
+    smoke=GOF_SMOKE,
 )
 def agreement(cfg, ctx):
-    s, ps = _domain_size(cfg), _ps(cfg)
-    rows = []
-    for name, prior in _priors(cfg).items():
-        F = collusion_counts(cfg, ctx, name, prior)
+    s, ps, rows = cfg.domain_size, _ps(cfg), []
+    for name, prior in _priors(cfg, ctx).items():
+        F = _counts(cfg, ctx, name, prior)
         exact = ml.exact_joint(prior, ps, s)
         tables = {"X,Ya,Yb,Yc": (F, exact)}
-        for i, r in enumerate(RECIPIENTS):
-            other = tuple(a for a in (1, 2, 3) if a != i + 1)
-            tables[f"X,Y_{r}"] = (F.sum(axis=other), exact.sum(axis=other))
+        tables.update({f"X,Y_{r}": (ml.margin(F, i), ml.margin(exact, i)) for i, r in enumerate(RECIPIENTS)})
         for label, (counts, probs) in tables.items():
-            rows.append(
-                {
-                    "distribution": name,
-                    "table": label,
-                    "trials": int(F.sum()),
-                    "cells": int(counts.size),
-                    **pooled_gof(counts, probs, float(cfg.min_expected)),
-                }
-            )
+            row = {"distribution": name, "table": label, "trials": int(F.sum()), "cells": int(counts.size)}
+            rows.append({**row, **pooled_gof(counts, probs, cfg.min_expected)})
     return pd.DataFrame(rows)
 
 
-@claims("multilevel/agreement")
-def agreement_claims(df, cfg):
+@agreement.claims
+def _(df, cfg):
+    p, alpha, tests = cfg.printed, cfg.claims.alpha, len(df)
     out = []
-    alpha = float(cfg.alpha)
-    n_tests = len(df)
     for r in df.itertuples():
-        ok = r.g_p > alpha / n_tests and r.chi2_p > alpha / n_tests
-        out.append(
-            Claim(
-                f"MC {r.table} table ({r.distribution}) follows the exact joint",
-                "agrees",
-                f"G = {r.g:.1f}, p = {r.g_p:.3f}; chi2 p = {r.chi2_p:.3f}; {r.groups:,} groups; {r.trials:,} trials",
-                bool(ok),
-                "" if ok else f"rejected at Bonferroni level {alpha}/{n_tests}",
-            )
-        )
+        item = cl.each(p.follows, f"{r.table} ({r.distribution})", p.follows.value)
+        detail = f"G = {r.g:.1f}, G p = {r.g_p:.3f}; chi2 p = {r.chi2_p:.3f}; {r.groups:,} groups; {r.trials:,} trials"
+        why = f"rejected at Bonferroni level {alpha:g}/{tests}"
+        out.append(cl.gof(item, min(r.g_p, r.chi2_p), alpha=alpha / tests, detail=detail, if_disagree=why))
     return out
 
 
-@figure("multilevel/agreement", "agreement")
-def agreement_plot(df):
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 3.2))
-    labels = [f"{d}\n{t}" for d, t in zip(df.distribution, df.table)]
-    ax.bar(np.arange(len(df)) - 0.2, df.g_p, 0.4, label="G-test p")
-    ax.bar(np.arange(len(df)) + 0.2, df.chi2_p, 0.4, label="chi-square p")
-    ax.set_xticks(np.arange(len(df)), labels, rotation=90, fontsize=6)
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("p-value")
-    ax.set_title("MC tables vs exact joint")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    return fig
-
-
-# ---------------------------------------------------------------------------------------
-# Figure 7: independent perturbation fails
-# ---------------------------------------------------------------------------------------
-def _confidence_chunk(item):
-    """Mean posterior of the true value given the first k pooled copies, k = 1..len(ps)."""
-    ps, s, n, seed = item
-    x_seed, ind_seed, multi_seed = seed.spawn(3)
-    x = ml.sample_prior(np.full(s, 1.0 / s), n, x_seed)
-    rows = np.arange(n)
-    out = {}
-    # independent copies: likelihood = product of uni-pert likelihoods
-    ind = ml.independent_copies(x, ps, s, ind_seed)
-    loglik = np.zeros((n, s))
-    for k, (p, y) in enumerate(zip(ps, ind), start=1):
-        loglik[rows, y] += math.log((p + (1 - p) / s) / ((1 - p) / s))
-        post = np.exp(loglik - loglik.max(axis=1, keepdims=True))
-        conf = post[rows, x] / post.sum(axis=1)
-        out[("independent", k)] = (conf.sum(), (conf**2).sum())
-    # multi-pert copies: chain likelihood; only the highest-p copy's factor depends on x
-    multi = ml.release_in_order(x, ps, s, multi_seed)
-    for k in range(1, len(ps) + 1):
-        best = int(np.argmax(ps[:k]))
-        p = ps[best]
-        conf = np.where(multi[best] == x, p + (1 - p) / s, (1 - p) / s)  # uniform prior: posterior = likelihood
-        out[("multi-pert", k)] = (conf.sum(), (conf**2).sum())
-    return out
-
-
+# --- Figure 7: independent perturbation fails ---------------------------------------------
 @experiment(
-    "multilevel/fig7_independent",
     artifact="Figure 7",
-    summary="Adversary's expected confidence in the true value vs number of pooled copies: independent "
-    "uni-pert copies vs multi-pert copies at the same p's (exact and MC)",
+    summary="Adversary's expected confidence in the true value vs number of pooled copies, for every configured "
+    "scheme (independent uni-pert copies vs multi-pert copies at the same p's), exact and MC",
     keys=("scheme", "k"),
-    tolerances={"mc": Tolerance(se="mc_se", atol=1e-12)},
-    data="X uniform on 1..s; copies simulated",
+    tolerances=_mc_tol(mc="mc_se"),
+    figures={"fig7_independent": figures.independent},
+    params={
+        "domain_size": Int(2, 10**4, limit="chunk x s likelihoods held in memory"),
+        "pooled_ps": List(Real(0, 1, low_open=True, high_open=True), max_len=ml.MAX_EXACT_COPIES),
+        "trials": Int(1, 10**10, limit="simulated tuples"),
+        "chunk": Int(1, 10**6, limit="tuples per chunk held in memory"),
+        "claims": {"min_gain": Real(0), "z_max": POS},
+    },
+    smoke=("trials=20000", "chunk=5000"),
 )
 def fig7_independent(cfg, ctx):
-    s = _domain_size(cfg)
-    ps = [float(p) for p in cfg.pooled_ps]
-    trials = ml.check_trials(cfg.trials)
-    chunk = check_int("chunk", cfg.chunk, low=1)
-    items = [(ps, s, min(chunk, trials - c * chunk), ctx.seed_sequence("fig7", c)) for c in range(-(-trials // chunk))]
-    parts = ctx.map(_confidence_chunk, items, desc="fig7 chunks")
+    mechs = ctx.mechanisms(cfg.mechanism, kind="perturbation")
+    ps, s, trials = [float(p) for p in cfg.pooled_ps], cfg.domain_size, cfg.trials
+    schemes = [m.impl for m in mechs.values()]
+    seed = ctx.seed_sequence("fig7")  # chunk c: its child c; X from the chunk's child 0, scheme j from 1 + j
+    mean, se = ml.confidence_curves(schemes, ps, s, trials, chunk=cfg.chunk, seed=seed, map=ctx.map)
     rows = []
-    for scheme in ("independent", "multi-pert"):
+    for j, m in enumerate(mechs.values()):
         for k in range(1, len(ps) + 1):
-            tot = sum(p[(scheme, k)][0] for p in parts)
-            sq = sum(p[(scheme, k)][1] for p in parts)
-            mean = tot / trials
-            var = max(sq / trials - mean**2, 0.0)
-            exact = (
-                ml.expected_confidence_independent(ps[:k], s)
-                if scheme == "independent"
-                else ml.expected_confidence_single(max(ps[:k]), s)
-            )
-            rows.append(
-                {
-                    "scheme": scheme,
-                    "k": k,
-                    "p_k": ps[k - 1],
-                    "best_p": max(ps[:k]),
-                    "exact": exact,
-                    "mc": mean,
-                    "mc_se": math.sqrt(var / trials),
-                    "trials": trials,
-                }
-            )
+            exact = m.impl.expected_confidence(ps[:k], s)
+            rows.append({"scheme": m.label, "k": k, "p_k": ps[k - 1], "best_p": max(ps[:k]), "exact": exact})
+            rows[-1].update(mc=mean[j, k - 1], mc_se=se[j, k - 1], trials=trials)
     return pd.DataFrame(rows)
 
 
-@claims("multilevel/fig7_independent")
-def fig7_claims(df, cfg):
-    ind = df[df.scheme == "independent"].set_index("k")
-    mul = df[df.scheme == "multi-pert"].set_index("k")
-    kmax = int(df.k.max())
-    z = ((df.mc - df.exact).abs() / df.mc_se).max()
-    return [
-        Claim(
-            "pooling independent copies raises the adversary's confidence beyond the best copy",
-            "collusion works",
-            f"k={kmax}: {ind.exact[kmax]:.3f} vs best copy {mul.exact[kmax]:.3f}",
-            bool(ind.exact[kmax] > mul.exact[kmax] + 0.01),
-        ),
-        Claim(
-            "with multi-pert the confidence is that of the best copy for every k",
-            "no gain from pooling",
-            f"multi-pert MC within {((mul.mc - mul.exact).abs() / mul.mc_se).max():.2f} SE of the best-copy value",
-            bool(((mul.mc - mul.exact).abs() <= 5 * mul.mc_se).all()),
-        ),
-        Claim(
-            "Pr[both independent copies are HIV | X is not HIV] < 1% (slides' example, s = 10, 40% and 40%)",
-            "< 1%",
-            f"{((1 - 0.4) / 10) ** 2:.4f}",
-            ((1 - 0.4) / 10) ** 2 < 0.01,
-            "the slides' example; the HIV copies are independent uni-pert at 40%",
-        ),
-        Claim(
-            "MC confidence matches the exact expected posterior",
-            "(MC beside exact)",
-            f"max |MC - exact| / SE = {z:.2f}",
-            bool(z < 5),
-        ),
-    ]
+@fig7_independent.claims
+def _(df, cfg):
+    p, c, hiv = cfg.printed, cfg.claims, cfg.printed.hiv
+    kmax, out = int(df.k.max()), []
+    by = {label: g.set_index("k") for label, g in df.groupby("scheme", sort=False)}
+    label = {name: m.label for name, m in cfg.mechanism.items()}  # the statements name mechanisms
+    if label.get(p.leaks.mechanism) in by:
+        g = by[label[p.leaks.mechanism]]
+        best = ml.expected_confidence_single(g.best_p[kmax], cfg.domain_size)
+        shown = f"k={kmax}: {g.exact[kmax]:.3f} vs best copy {best:.3f}"
+        out.append(cl.at_least(p.leaks, g.exact[kmax] - best, c.min_gain, strict=True, reproduced=shown))
+    if label.get(p.no_gain.mechanism) in by:
+        g = by[label[p.no_gain.mechanism]]
+        z = float(np.nanmax(zscores(g.mc, g.exact, g.mc_se)))
+        out.append(cl.info(p.no_gain, f"MC within {z:.2f} SE of the best copy's exact value at every k"))
+    both = np.prod([ml.uni_pert_matrix(r, hiv.domain_size)[0, 1] for r in hiv.retention])
+    out.append(cl.at_most(hiv, float(both), hiv.bound, strict=True, reproduced=f"{both:.4f}"))
+    out.append(cl.within_se(p.matches, df.mc, df.exact, df.mc_se, k=c.z_max, printed=p.matches.value))
+    return out
 
 
-@figure("multilevel/fig7_independent", "fig7_independent")
-def fig7_plot(df):
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5.8, 3.6))
-    for scheme, style in (("independent", "o-"), ("multi-pert", "s-")):
-        g = df[df.scheme == scheme]
-        (line,) = ax.plot(g.k, g.exact, style, label=f"{scheme} exact")
-        ax.errorbar(g.k, g.mc, yerr=2 * g.mc_se, fmt="x", color=line.get_color(), label=f"{scheme} MC (+-2 SE)")
-    ax.set_xlabel("number of pooled copies k (p's in request order)")
-    ax.set_ylabel("E[Pr[X = true x | copies]]")
-    ax.set_title("Figure 7: vulnerability of independent perturbation")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    return fig
-
-
-# ---------------------------------------------------------------------------------------
-# Figure 8: overhead of multi-pert
-# ---------------------------------------------------------------------------------------
-def _overhead_run(item):
-    n, m, s, c, step, naive_cap, seed = item
-    p_seed, x_seed, h_seed = seed.spawn(3)
-    ps = np.random.default_rng(p_seed).uniform(c, 1.0, m)
-    x = np.random.default_rng(x_seed).integers(0, s, n)
-    hist = ml.MultiLevelPerturber(x, s, h_seed)
-    dense = ml.MultiLevelPerturber(x, s, h_seed, store="dense") if n * m * 4 <= naive_cap else None
-    rows, t_h, t_d = [], 0.0, 0.0
-    for j, p in enumerate(ps, start=1):
-        t0 = time.perf_counter()
-        hist.release(p)
-        t_h += time.perf_counter() - t0
-        if dense is not None:
-            t0 = time.perf_counter()
-            dense.release(p)
-            t_d += time.perf_counter() - t0
-        if j % step == 0 or j == m:
-            chain = np.concatenate([[1.0], np.sort(np.unique(ps[:j]))[::-1]])
-            expected = (1 - 1 / s) * float((1 - chain[1:] / chain[:-1]).sum())  # exact mean, Lemma 1 chain
-            rows.append(
-                {
-                    "n": n,
-                    "m": j,
-                    "change_points_per_tuple": hist.change_points() / n,
-                    "expected_change_points": expected,
-                    "lemma2_bound": math.log(1 / ps[:j].min()),
-                    "history_bytes": hist.stored_bytes(),
-                    "naive_bytes": n * j * 4 + 8 * j,
-                    "history_ms_per_release": 1000 * t_h / step,
-                    "naive_ms_per_release": 1000 * t_d / step if dense is not None else np.nan,
-                }
-            )
-            t_h = t_d = 0.0
-    return rows
+# --- Figure 8: overhead of multi-pert ------------------------------------------------------
+def _overhead(args: tuple) -> list[dict]:
+    return ml.measure_overhead(*args)
 
 
 @experiment(
-    "multilevel/fig8_overhead",
     artifact="Figure 8",
     summary="multi-pert's time per release and stored size vs number of releases m and table size n, "
     "against the naive store of all m copies",
     keys=("n", "m"),
     tolerances={"history_ms_per_release": Tolerance(ignore=True), "naive_ms_per_release": Tolerance(ignore=True)},
-    data="random codes, uniform on the domain; p's uniform in [c, 1)",
+    figures={"fig8_overhead": figures.overhead},
+    params={
+        "domain_size": Int(2, 2**31 - 1, limit="codes are int32"),
+        "table_sizes": List(Int(1, 10**8, limit="tuples held in memory by both stores")),
+        "m_max": Int(1, 10**5, limit="releases per table"),
+        "m_step": Int(1),
+        "c": Real(0, 1, low_open=True, high_open=True),
+        "naive_max_bytes": Int(0),
+        "timings": Bool(),
+        "claims": {"z_max": POS, "space_ratio": POS, "time_ratio": POS},
+    },
+    smoke=("table_sizes=[2000]", "m_max=20", "m_step=10", "timings=false"),
 )
 def fig8_overhead(cfg, ctx):
-    n_min, n_max = check_int("n_min", cfg.n_min, low=1), check_int("n_max", cfg.n_max, low=1)
-    ns = [n_min * 10**k for k in range(int(math.log10(n_max / n_min) + 1e-9) + 1)]
     items = [
         (
-            check_int("n", n, low=1),
-            check_int("m_max", cfg.m_max, low=1),
-            _domain_size(cfg),
-            check_real("c", cfg.c, low=0, high=1, low_open=True),
-            check_int("m_step", cfg.m_step, low=1),
-            int(float(cfg.naive_max_bytes)),
-            ctx.seed_sequence("fig8", int(n)),
+            n,
+            cfg.m_max,
+            cfg.domain_size,
+            cfg.c,
+            cfg.m_step,
+            cfg.naive_max_bytes,
+            ctx.seed_sequence("fig8", n),
+            cfg.timings,
         )
-        for n in ns
+        for n in cfg.table_sizes
     ]
-    # timings: run one table size at a time so that workers do not compete for memory bandwidth
-    return pd.DataFrame([r for part in ctx.map(_overhead_run, items, desc="fig8", n_jobs=1) for r in part])
+    # timings: one table size at a time so that workers do not compete for memory bandwidth
+    return pd.DataFrame([r for part in ctx.map(_overhead, items, desc="fig8", n_jobs=1) for r in part])
 
 
-@claims("multilevel/fig8_overhead")
-def fig8_claims(df, cfg):
+@fig8_overhead.claims
+def _(df, cfg):
+    p, c = cfg.printed, cfg.claims
     last = df[df.m == df.m.max()]
-    ok = bool((df.change_points_per_tuple < df.lemma2_bound).all())
-    big = last.iloc[-1]
-    per_n = last.assign(us=last.history_ms_per_release * 1000 / last.n)
-    g = df[df.n == big.n]
+    big, g = last.iloc[-1], df[df.n == last.n.iloc[-1]]
     flat = float(g.history_ms_per_release.iloc[-1] / g.history_ms_per_release.iloc[0])
+    below = bool((df.change_points_per_tuple < df.lemma2_bound).all())
+    seen = f"max {df.change_points_per_tuple.max():.3f}; ln(1/c) = {math.log(1 / cfg.c):.3f}"
+    se = ml.change_points_se(df.expected_change_points, df.n)
+    space = f"n={int(big.n):,}, m={int(big.m)}: history {big.history_bytes / 2**20:.1f} MiB"
+    space += f" vs naive {big.naive_bytes / 2**20:.1f} MiB"
+    per_n = "; ".join(f"n={int(r.n):,}: {r.history_ms_per_release:.1f} ms" for r in last.itertuples())
+    times = f"{per_n}; at n={int(big.n):,} the last {cfg.m_step} releases took {flat:.2f}x the first {cfg.m_step}"
     return [
-        Claim(
-            "Lemma 2: expected change points per tuple < ln(1/c)",
-            f"< ln(1/{cfg.c}) = {math.log(1 / cfg.c):.3f}",
-            f"max {df.change_points_per_tuple.max():.3f}",
-            ok,
-        ),
-        Claim(
-            "measured change points per tuple match their exact expectation (1-1/s) sum(1 - p_i/p_(i-1))",
-            "(analytic counterpart)",
-            f"max |measured - exact| = {(df.change_points_per_tuple - df.expected_change_points).abs().max():.4f}",
-            bool(
-                (
-                    (df.change_points_per_tuple - df.expected_change_points).abs()
-                    <= 5 * np.sqrt(df.expected_change_points / df.n) + 1e-9
-                ).all()
-            ),
-        ),
-        Claim(
-            "space O(n + m) vs the naive O(n m)",
-            "O(n+m)",
-            f"n={int(big.n):,}, m={int(big.m)}: history {big.history_bytes / 2**20:.1f} MiB vs naive "
-            f"{big.naive_bytes / 2**20:.1f} MiB",
-            bool(big.history_bytes * 10 < big.naive_bytes),
-        ),
-        Claim(
-            "time per release O(n + log m): grows with n, not with m",
-            "O(n + log m)",
-            "; ".join(
-                f"n={int(r.n):,}: {r.history_ms_per_release:.1f} ms ({r.us:.2f} us/tuple)" for r in per_n.itertuples()
-            )
-            + f"; at n={int(big.n):,} the last {int(cfg.m_step)} releases "
-            f"took {flat:.2f}x the first {int(cfg.m_step)}",
-            bool(flat < 3),
-            "timings are wall-clock and machine dependent (not compared by privlab check); our history scan "
-            "is O(n (1 + ln 1/c)) per release, constant in m",
-        ),
+        cl.statement(p.lemma2, below, reproduced=seen, rule="measured < ln(1/min p) at every (n, m)"),
+        cl.within_se(p.expected, df.change_points_per_tuple, df.expected_change_points, se, k=c.z_max),
+        cl.at_most(p.space, big.history_bytes / big.naive_bytes, c.space_ratio, strict=True, reproduced=space),
+        cl.at_most(p.time, flat, c.time_ratio, strict=True, reproduced=times)
+        if cfg.timings
+        else cl.info(p.time, "not measured (timings=false)", note="timings=false: no wall-clock times taken"),
     ]
-
-
-@figure("multilevel/fig8_overhead", "fig8_overhead")
-def fig8_plot(df):
-    import matplotlib.pyplot as plt
-
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
-    for n, g in df.groupby("n"):
-        (line,) = a1.plot(g.m, g.history_ms_per_release, label=f"multi-pert n={n:,}")
-        a1.plot(g.m, g.naive_ms_per_release, ls="--", color=line.get_color(), label=f"naive n={n:,}")
-        (line,) = a2.plot(g.m, g.history_bytes / 2**20, label=f"history n={n:,}")
-        a2.plot(
-            g.m,
-            (g.expected_change_points * n * 12 + 8 * (n + 1) + 8 * g.m) / 2**20,
-            ":",
-            color=line.get_color(),
-            label=f"exact expected n={n:,}",
-        )
-        a2.plot(g.m, g.naive_bytes / 2**20, ls="--", color=line.get_color(), label=f"naive n={n:,}")
-    a1.set_xlabel("number of releases m")
-    a1.set_ylabel("ms per release")
-    a1.set_yscale("log")
-    a2.set_xlabel("number of releases m")
-    a2.set_ylabel("stored MiB")
-    a2.set_yscale("log")
-    a1.legend(fontsize=6)
-    a2.legend(fontsize=6)
-    fig.suptitle("Figure 8: overhead of multi-pert (solid) vs storing every copy (dashed)")
-    fig.tight_layout()
-    return fig

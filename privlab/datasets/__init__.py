@@ -8,6 +8,11 @@ census    CENSUS-like generator (SYNTHETIC) or a real 8-column extract    n, see
 pums      PUMS-like generator (SYNTHETIC) or a real ACS PUMS person file  n, seed, path, acs_year
 ========  ==============================================================  ===========
 
+Simulations that draw fresh points per trial use the generators of
+`privlab.datasets.simulated` (``GENERATED`` names: ``uniform_cube``, ``gaussian_mixture``):
+arrays drawn from a seed, not loaded, but labelled by ``describe`` like the others
+(``ctx.describe_data({"name": "uniform_cube", "n": ..., "d": ...})``).
+
 Generated data sets are marked: ``is_synthetic(name, **params)`` is True for them, the
 frame's ``attrs["synthetic"]`` too, and ``describe`` says "synthetic", so that no report
 passes a CENSUS-like figure off as the paper's data. ``load(**cfg)`` accepts a Hydra
@@ -17,16 +22,19 @@ passes a CENSUS-like figure off as the paper's data. ``load(**cfg)`` accepts a H
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 
 import pandas as pd
 
 from privlab._validation import PrivlabError, check_choice
-from privlab.datasets import adult, census, pums
+from privlab.datasets import adult, census, pums, simulated
 
 NAMES = ("adult", "census", "pums")
-_LOADERS = {"adult": adult.load, "census": census.load, "pums": pums.load}
+_LOADERS: dict[str, Callable[..., pd.DataFrame]] = {"adult": adult.load, "census": census.load, "pums": pums.load}
 # Whether the data set is generated when no ``path`` is given.
 SYNTHETIC = {"adult": False, "census": True, "pums": True}
+# Generated point clouds a simulation draws itself per trial (always synthetic): describe only.
+GENERATED = tuple(simulated.GENERATORS)
 _DESCRIPTIONS = {
     "adult": "UCI Adult (Census Income, 1994 CPS; Kohavi and Becker 1996, CC BY 4.0): "
     "48,842 real records, 15 attributes, income <=50K/>50K",
@@ -100,15 +108,22 @@ def check_spec(spec, *, name: str = "dataset") -> None:
 
 
 def is_synthetic(name, **params) -> bool:
-    """True when ``load(name, **params)`` returns generated data (census/pums without path)."""
+    """True when ``load(name, **params)`` returns generated data (census/pums without path),
+    and for the ``GENERATED`` point clouds."""
+    if name in GENERATED:
+        simulated.describe(name, **params)
+        return True
     name = _check_name(name)
     _check_params(name, params)
     return SYNTHETIC[name] and params.get("path") is None
 
 
 def describe(name, **params) -> str:
-    """One line saying what ``load(name, **params)`` returns; generated data says "synthetic"."""
-    name = _check_name(name)
+    """One line saying what ``load(name, **params)`` returns, or what a ``GENERATED`` generator
+    draws; generated data says "synthetic"."""
+    if name in GENERATED:
+        return simulated.describe(name, **params)
+    check_choice("dataset", name, NAMES + GENERATED)
     _check_params(name, params)
     if params.get("path") is not None and name in _REAL:
         return _REAL[name].format(path=params["path"])
@@ -117,4 +132,14 @@ def describe(name, **params) -> str:
     return _DESCRIPTIONS[name]
 
 
-__all__ = ["NAMES", "SYNTHETIC", "check_spec", "describe", "is_synthetic", "load", "parameters", "PrivlabError"]
+__all__ = [
+    "NAMES",
+    "GENERATED",
+    "SYNTHETIC",
+    "check_spec",
+    "describe",
+    "is_synthetic",
+    "load",
+    "parameters",
+    "PrivlabError",
+]

@@ -1,4 +1,4 @@
-"""Tests of privlab.isolation: hand-made isolation cases, brute-force oracles, checkers."""
+"""privlab.isolation: hand-made isolation cases, brute-force oracles, the histogram, sanitizers, checkers."""
 
 from __future__ import annotations
 

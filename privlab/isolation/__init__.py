@@ -1,0 +1,133 @@
+"""Isolation in public databases: recursive histograms, perturbation and the isolator.
+
+Chawla, Dwork, McSherry, Smith, Wee, "Towards Privacy in Public Databases" (talk, seed 002).
+The real database RDB is ``n`` points in R^d. An adversary sees a sanitized database SDB
+and outputs a point ``q``; ``q`` (c, T)-isolates a real point ``x`` when the ball
+``B(q, c * ||q - x||)`` holds fewer than ``T`` points of RDB other than ``x``.
+
+===========  ===========================================================================
+module       what
+===========  ===========================================================================
+metric       the isolation test (`isolates`, `isolation_rate`, masks) and the T-radius
+distances    blocked squared distances and the k-d tree switch behind the metric
+histogram    the recursive histogram (`recursive_histogram`, `build_histogram`)
+sanitizers   perturbation, histogram + perturbation, the bad sanitizer (release functions)
+adversaries  each sanitizer's natural adversaries (a point of the cell, the column midpoint)
+mechanisms   the sanitizers with their adversaries as mechanisms of kind ``sanitizer``
+             (`AuxOnly`, `RecursiveHistogram`, `Perturbation`, `HistogramPlusPerturbation`,
+             `BadSanitizer`)
+simulation   Monte Carlo engines: `attack`, `cube_attack`, `holdout_attack`, `bad_sanitizer_rows`
+rates        success-rate columns (binomial s.e., Wilson bound) and the fitted decay in d
+checkers     independent checks of the releases (histogram, exact columns, noise lengths)
+data         the uniform cube and Gaussian mixture (from `privlab.datasets.simulated`), `scale_to_cube`
+utility      k-means, box counts, column means of a release (`utility_rows`, `mixture_utility`)
+figures      the experiments' figures
+===========  ===========================================================================
+
+Every function is pure: arrays and a seed in, arrays out.
+"""
+
+from .adversaries import adversary_cell_centre, adversary_cell_uniform, adversary_column_midpoint, aux_only_queries
+from .checkers import check_histogram_release, exact_columns, perturbation_noise_ratios
+from .data import SCALINGS, gaussian_mixture, scale_to_cube, uniform_cube
+from .distances import KDTREE_MAX_D
+from .histogram import MAX_DEPTH, Histogram, Leaf, build_histogram, recursive_histogram
+from .mechanisms import (
+    AdversaryOutput,
+    Attack,
+    AuxOnly,
+    BadSanitizer,
+    HistogramPlusPerturbation,
+    Perturbation,
+    RecursiveHistogram,
+    Sanitizer,
+    UtilityView,
+)
+from .metric import isolates, isolates_anyone_mask, isolation_mask, isolation_masks, isolation_rate, t_radius
+from .rates import BEST, best_last, fit_exponent, natural_rows, rate_columns, wilson_upper
+from .sanitizers import (
+    HistPerturbRelease,
+    bad_sanitizer,
+    expected_noise_length_ratio,
+    histogram_plus_perturbation,
+    perturb,
+    perturb_release,
+)
+from .simulation import SEED_NAMES, attack, bad_sanitizer_rows, cube_attack, holdout_attack, seed_names
+from .utility import (
+    box_fraction_histogram,
+    box_fraction_points,
+    kmeans,
+    kmeans_cost,
+    mixture_utility,
+    noise_mean_error,
+    random_boxes,
+    utility_rows,
+)
+
+__all__ = [
+    "KDTREE_MAX_D",
+    "MAX_DEPTH",
+    "BEST",
+    "SCALINGS",
+    "SEED_NAMES",
+    # the isolation test
+    "isolates",
+    "isolation_mask",
+    "isolation_masks",
+    "isolation_rate",
+    "isolates_anyone_mask",
+    "t_radius",
+    # sanitizers
+    "Leaf",
+    "Histogram",
+    "build_histogram",
+    "recursive_histogram",
+    "perturb",
+    "perturb_release",
+    "expected_noise_length_ratio",
+    "HistPerturbRelease",
+    "histogram_plus_perturbation",
+    "bad_sanitizer",
+    # adversaries and mechanisms
+    "adversary_cell_uniform",
+    "adversary_cell_centre",
+    "adversary_column_midpoint",
+    "aux_only_queries",
+    "AdversaryOutput",
+    "Attack",
+    "UtilityView",
+    "Sanitizer",
+    "AuxOnly",
+    "RecursiveHistogram",
+    "Perturbation",
+    "HistogramPlusPerturbation",
+    "BadSanitizer",
+    # engines and rates
+    "attack",
+    "cube_attack",
+    "holdout_attack",
+    "bad_sanitizer_rows",
+    "seed_names",
+    "rate_columns",
+    "wilson_upper",
+    "natural_rows",
+    "fit_exponent",
+    "best_last",
+    # checkers
+    "check_histogram_release",
+    "exact_columns",
+    "perturbation_noise_ratios",
+    # data and utility
+    "uniform_cube",
+    "gaussian_mixture",
+    "scale_to_cube",
+    "kmeans",
+    "kmeans_cost",
+    "box_fraction_histogram",
+    "box_fraction_points",
+    "noise_mean_error",
+    "random_boxes",
+    "utility_rows",
+    "mixture_utility",
+]

@@ -1,0 +1,49 @@
+"""Input checks shared by the isolation modules (one clear line per fault, via privlab._validation)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validation import PrivlabError, check_array, check_int, check_real
+
+
+def check_db(db: Any, name: str = "db") -> np.ndarray:
+    """A real database: a finite (n, d) float array."""
+    return check_array(name, db, ndim=2)
+
+
+def check_c_T(c: Any, T: Any, n: int) -> tuple[float, int]:
+    """The privacy parameters: c >= 1 and T in [1, n]."""
+    return check_real("c", c, low=1), check_int("T", T, low=1, high=n)
+
+
+def check_points(name: str, points: Any, d: int) -> np.ndarray:
+    """Points of R^d: one point (d,) or several (m, d), returned as (m, d)."""
+    pts = check_array(name, points, ndim=None)
+    if pts.ndim == 1:
+        pts = pts[None, :]
+    if pts.ndim != 2 or pts.shape[1] != d:
+        raise PrivlabError(f"{name} must have d = {d} columns like db, got shape {np.shape(points)}")
+    return pts
+
+
+def check_box(db: np.ndarray, low: Any, high: Any) -> tuple[float, float]:
+    """The declared box [low, high]^d, which must hold every row of db."""
+    low = check_real("low", low)
+    high = check_real("high", high)
+    if high <= low:
+        raise PrivlabError(f"high must be greater than low, got low={low:g}, high={high:g}")
+    outside = np.flatnonzero(np.any((db < low) | (db > high), axis=1))
+    if outside.size:
+        raise PrivlabError(f"db must lie in the box [{low:g}, {high:g}]^d; rows outside: {outside[:5].tolist()}")
+    return low, high
+
+
+def check_targets(targets: Any, n: int, name: str = "targets") -> np.ndarray:
+    """Row indices of a database of n rows."""
+    t = check_array(name, targets, ndim=1, dtype=np.int64, min_size=0)
+    if t.size and (t.min() < 0 or t.max() >= n):
+        raise PrivlabError(f"{name} must be row indices of db in [0, {n - 1}], got {t.min()}..{t.max()}")
+    return t

@@ -1,0 +1,92 @@
+"""Random perturbation at multiple privacy levels (Xiao, Tao, Chen, VLDB 2009; seed 001).
+
+=============  ==========================================================================
+module         what
+=============  ==========================================================================
+perturbation   the mechanisms: `uni_pert`, `independent_copies`, `MultiLevelPerturber`
+               (multi-pert with the O(n + m) history store), `release_in_order`
+exact          the exact chain law (Lemma 1): `exact_joint`, posteriors, each copy's law
+               given X, the adversary's expected confidence, expected change points
+priors         the laws of X the experiments simulate, from config blocks
+montecarlo     the collusion Monte Carlo: F[X, Y_1, ..., Y_k], resumable and
+               independent of the number of workers (`collusion_counts`)
+schemes        perturbation schemes as mechanisms (kind ``perturbation``:
+               `IndependentCopies`, `MultiPert`) and the pooling adversary's Monte Carlo
+overhead       Figure 8's measurements of the history store against the naive store
+figures        the figures, drawn from the result tables
+=============  ==========================================================================
+
+Values are integer codes 0..s-1 (the paper's 1..s shifted by one). Every function is
+pure: arrays and a seed in, arrays out; the exact analysis shares no code with the
+mechanism, so their agreement checks multi-pert's u/v formulas.
+"""
+
+from ._checks import CODE_DTYPE, check_trials
+from .exact import (
+    MAX_EXACT_COPIES,
+    best_copy_posterior,
+    copy_given_x,
+    exact_joint,
+    expected_change_points,
+    expected_confidence_independent,
+    expected_confidence_single,
+    posterior,
+    uni_pert_matrix,
+)
+from .montecarlo import (
+    MAX_CELLS,
+    MC_VERSION,
+    alias_table,
+    collusion_counts,
+    collusion_counts_chunk,
+    collusion_identity,
+    counts_given,
+    margin,
+    sample_prior,
+)
+from .overhead import change_points_se, measure_overhead
+from .perturbation import MultiLevelPerturber, independent_copies, release_in_order, uni_pert, uv
+from .priors import PRIOR, PRIOR_KINDS, PriorSpec, gaussian_prior, lognormal_prior, make_prior, marginal_prior
+from .schemes import IndependentCopies, MultiPert, PerturbationScheme, confidence_chunk, confidence_curves
+
+__all__ = [
+    "CODE_DTYPE",
+    "MAX_CELLS",
+    "MAX_EXACT_COPIES",
+    "MC_VERSION",
+    "PRIOR",
+    "PRIOR_KINDS",
+    "PriorSpec",
+    "uv",
+    "uni_pert",
+    "independent_copies",
+    "MultiLevelPerturber",
+    "release_in_order",
+    "uni_pert_matrix",
+    "exact_joint",
+    "posterior",
+    "copy_given_x",
+    "best_copy_posterior",
+    "expected_confidence_independent",
+    "expected_confidence_single",
+    "expected_change_points",
+    "gaussian_prior",
+    "lognormal_prior",
+    "marginal_prior",
+    "make_prior",
+    "alias_table",
+    "sample_prior",
+    "collusion_counts_chunk",
+    "collusion_identity",
+    "collusion_counts",
+    "margin",
+    "counts_given",
+    "check_trials",
+    "PerturbationScheme",
+    "IndependentCopies",
+    "MultiPert",
+    "confidence_chunk",
+    "confidence_curves",
+    "measure_overhead",
+    "change_points_se",
+]

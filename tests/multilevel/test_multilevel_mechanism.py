@@ -1,0 +1,137 @@
+"""The mechanisms: uni-pert, independent copies, multi-pert's two stores, Lemma 2, bad input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from privlab import multilevel as ml
+from privlab._validation import PrivlabError
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(2, 6),
+    st.lists(st.sampled_from([0.05, 0.1, 0.2, 0.25, 0.3, 0.5, 0.7, 0.9, 1.0]), min_size=1, max_size=8),
+    st.integers(1, 60),
+    st.integers(0, 2**31),
+)
+def test_history_matches_dense_store_and_reconstructs(s, ps, n, seed):
+    x = np.random.default_rng(seed).integers(0, s, n)
+    hist = ml.MultiLevelPerturber(x, s, seed)
+    dense = ml.MultiLevelPerturber(x, s, seed, store="dense")
+    copies = {}
+    for p in ps:
+        a, b = hist.release(p), dense.release(p)
+        np.testing.assert_array_equal(a, b)
+        if p in copies:  # the same copy again
+            np.testing.assert_array_equal(a, copies[p])
+        copies[p] = a
+    for p, c in copies.items():
+        np.testing.assert_array_equal(hist.version(p), c)
+    assert hist.released == sorted(set(ps), reverse=True)
+    # the history is minimal: one entry per disparate consecutive pair of the chain
+    chain = np.stack([x] + [copies[p] for p in hist.released])
+    assert hist.change_points() == int((chain[1:] != chain[:-1]).sum())
+
+
+def test_each_release_is_uni_pert_in_distribution():
+    s, n = 5, 100_000
+    x = np.repeat(np.arange(s), n // s)
+    ps = [0.3, 0.1, 0.5, 0.2]
+    copies = ml.release_in_order(x, ps, s, seed=11)
+    for p, y in zip(ps, copies):
+        observed = np.zeros((s, s))
+        np.add.at(observed, (x, y), 1)
+        expected = ml.uni_pert_matrix(p, s) * (n // s)
+        _, pval = stats.chisquare(observed.ravel(), expected.ravel(), ddof=0)
+        assert pval > 1e-4, (p, pval)
+    # and a wrong law is rejected: copy 0 is not uni-pert at 0.5
+    observed = np.zeros((s, s))
+    np.add.at(observed, (x, copies[0]), 1)
+    assert stats.chisquare(observed.ravel(), (ml.uni_pert_matrix(0.5, s) * (n // s)).ravel())[1] < 1e-10
+
+
+def test_lemma2_history_size():
+    s, n = 50, 20_000
+    rng = np.random.default_rng(3)
+    c = 0.1
+    ps = rng.uniform(c, 1.0, 200)
+    perturber = ml.MultiLevelPerturber(rng.integers(0, s, n), s, seed=4)
+    for p in ps:
+        perturber.release(p)
+    per_tuple = perturber.change_points() / n
+    assert per_tuple < math.log(1 / ps.min())
+    assert per_tuple > 0.5 * (1 - ps.min()) * (1 - 1 / s)  # not trivially empty
+    # the measured mean is within 5 s.e. of its exact expectation
+    exact = ml.expected_change_points(ps, s)
+    assert abs(per_tuple - exact) <= 5 * ml.change_points_se(exact, n)
+    dense = perturber.n * perturber.m * 4
+    assert perturber.stored_bytes() < dense / 20
+
+
+def test_uni_pert_and_independent_copies():
+    s, n = 8, 200_000
+    x = np.full(n, 3)
+    y = ml.uni_pert(x, 0.25, s, seed=1)
+    assert abs((y == 3).mean() - (0.25 + 0.75 / s)) < 5 * math.sqrt(0.35 * 0.65 / n)
+    assert np.array_equal(ml.uni_pert(x, 1.0, s, seed=1), x)
+    ind = ml.independent_copies(x, [0.3, 0.3], s, seed=2)
+    both = ((ind[0] == 3) & (ind[1] == 3)).mean()
+    q = 0.3 + 0.7 / s
+    assert abs(both - q * q) < 5 * math.sqrt(q * q / n)
+
+
+def test_uv_is_a_law_and_reduces_to_the_slides():
+    s = 10
+    for p, p_l, p_r in [(0.3, 0.5, 0.1), (0.2, 1.0, 0.05), (0.45, 0.7, 0.3)]:
+        u_eq, v_eq, u_ne, v_ne = ml.uv(p, p_l, p_r, s)
+        assert 0 <= u_eq + v_eq <= 1 and 0 <= u_ne + v_ne <= 1
+        assert u_eq == pytest.approx(p / p_l)
+    # as p_r -> 0 the y_r branch vanishes: keep y_l with p / p_l (the slides' 50% for 20% after 40%)
+    assert ml.uv(0.2, 0.4, 1e-12, s)[0] == pytest.approx(0.5)
+    assert ml.uv(0.2, 0.4, 1e-12, s)[1] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_overhead_rows_and_timings_switch():
+    rows = ml.measure_overhead(500, 12, 10, 0.2, 5, 10**9, seed=3)
+    assert [r["m"] for r in rows] == [5, 10, 12]
+    assert all(r["change_points_per_tuple"] < r["lemma2_bound"] for r in rows)
+    assert rows[-1]["naive_bytes"] == 500 * 12 * 4 + 8 * 12
+    again = ml.measure_overhead(500, 12, 10, 0.2, 5, 10**9, seed=3, timed=False)
+    assert [r["history_bytes"] for r in again] == [r["history_bytes"] for r in rows]
+    assert all(math.isnan(r["history_ms_per_release"]) for r in again)
+    assert math.isnan(ml.measure_overhead(500, 12, 10, 0.2, 5, 0, seed=3)[0]["naive_ms_per_release"])
+
+
+@pytest.mark.parametrize(
+    "call, word",
+    [
+        (lambda: ml.uni_pert([0, 1], 0.0, 3), "p must be in (0, 1]"),
+        (lambda: ml.uni_pert([0, 1], 1.5, 3), "p must be in (0, 1]"),
+        (lambda: ml.uni_pert([0, 1], 0.5, 1), "domain_size"),
+        (lambda: ml.uni_pert([0, 3], 0.5, 3), "x must hold codes 0..2"),
+        (lambda: ml.uni_pert([0, 1.5], 0.5, 3), "x must hold integer codes"),
+        (lambda: ml.MultiLevelPerturber([0, 1], 3).release(-0.1), "p must be in (0, 1]"),
+        (lambda: ml.MultiLevelPerturber([0, 1], 3).version(0.5), "never released"),
+        (lambda: ml.MultiLevelPerturber([0, 1], 3, store="tape"), "store must be one of"),
+        (lambda: ml.exact_joint([0.5, -0.1, 0.6], [0.3], 3), "prior must be non-negative"),
+        (lambda: ml.exact_joint([0.5, 0.2, 0.2], [0.3], 3), "prior must sum to 1"),
+        (lambda: ml.exact_joint([0.5, 0.5], [0.3], 3), "prior must have domain_size"),
+        (lambda: ml.independent_copies([0], [0.3, 2.0], 3), "ps[1] must be in (0, 1]"),
+        (lambda: ml.expected_confidence_independent([0.3] * 11, 3), "at most 10 copies"),
+        (lambda: ml.check_trials(0), "trials must be an integer in [1, inf]"),
+        (lambda: ml.check_trials(2.5), "trials must be an integer"),
+        (lambda: ml.measure_overhead(10, 5, 3, 1.0, 1, 0, seed=0), "c must be in (0, 1)"),
+    ],
+)
+def test_bad_input_one_clear_error(call, word):
+    with pytest.raises(PrivlabError) as info:
+        call()
+    assert word in str(info.value)
+    assert "\n" not in str(info.value)
