@@ -207,6 +207,8 @@ def _nr_rows(task):
     keys=("attribute", "rho1", "rho2", "stat"),
     tolerances=MC_TOL,
     figures=NR_FIGURES,
+    mechanism_kind="noise_calibration",
+    one_mechanism=True,
     params={
         **ADULT,
         "n_queries": N_QUERIES,
@@ -311,6 +313,8 @@ def _breach_row(task):
     "at LPB's eps and above it",
     keys=("attribute", "rho1", "prior", "eps_factor"),
     figures={"breach_check": figures.breach_check},
+    mechanism_kind="noise_calibration",
+    one_mechanism=True,
     tolerances={
         "mc_max_posterior": Tolerance(atol=0.02),
         "mc_breach_rate": Tolerance(atol=0.01),

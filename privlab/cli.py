@@ -150,13 +150,27 @@ def _hydra_task(cfg) -> None:
     overrides = "".join(f"- {o}\n" for o in hc.overrides.task)
     try:
         outcome = runner.execute(cfg.id, cfg, out_dir=out_dir, extra_files={"overrides.yaml": overrides})
-    except PrivlabError as exc:
+    except Exception as exc:  # a user error (PrivlabError) or a fault of the experiment: one line each
         _remove_empty(out_dir, Path(cfg.results_dir))
+        user_error = isinstance(exc, PrivlabError)
+        exp = registry.get(cfg.id)
+        log = None
+        if not user_error:  # a fault: its traceback goes to a file, not the terminal
+            log = (
+                runner.record_error(Path(cfg.results_dir), exp, exc)
+                if not multirun
+                else runner.atomic_write_text(
+                    Path(hc.sweep.dir) / ".errors" / f"{hc.job.num}.log", runner.traceback_text(exp, exc)
+                )
+            )
+        reason = runner.error_line(exc) + (f" (traceback: {log})" if log else "")
         if not multirun:
-            _fail(str(exc))
+            _fail(reason if user_error else f"{cfg.id}: {reason}", 2 if user_error else 1)
         # a failed job must not stop the others: say why in one line, leave a marker for the summary
         print(
-            f"privlab: error: job {hc.job.num} ({' '.join(hc.overrides.task[1:])}): {exc}", file=sys.stderr, flush=True
+            f"privlab: error: job {hc.job.num} ({' '.join(hc.overrides.task[1:])}): {reason}",
+            file=sys.stderr,
+            flush=True,
         )
         failed = Path(hc.sweep.dir) / FAILED_MARKERS
         failed.mkdir(parents=True, exist_ok=True)

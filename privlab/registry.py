@@ -105,6 +105,8 @@ class Experiment:
     tolerances: Mapping[str, Tolerance] = field(default_factory=dict)
     params: Mapping[str, Any] = field(default_factory=dict)
     smoke: tuple[str, ...] = ()
+    mechanism_kind: str | None = None
+    one_mechanism: bool = False
     figures: dict[str, Callable[..., Any]] = field(default_factory=dict)
     claims_fn: Callable[..., list[Claim]] | None = None
 
@@ -164,6 +166,8 @@ def experiment(
     params: Mapping[str, Any] | None = None,
     smoke: Sequence[str] = (),
     figures: Mapping[str, Callable[..., Any]] | None = None,
+    mechanism_kind: str | None = None,
+    one_mechanism: bool = False,
 ) -> Callable[[Callable[..., Any]], Experiment]:
     """Register the decorated ``(cfg, ctx) -> DataFrame`` function as experiment ``<paper>/<name>``.
 
@@ -184,6 +188,11 @@ def experiment(
         Overrides that make the experiment tiny, for the conformance test.
     figures : mapping, optional
         Figure file name -> ``DataFrame -> Figure`` function (more with `Experiment.figure`).
+    mechanism_kind : str, optional
+        The kind of mechanism the experiment compares (``conf/mechanism/*.yaml``'s ``kind``):
+        a mechanism of another kind is refused at compose time.
+    one_mechanism : bool
+        The experiment runs exactly one mechanism (sweep over several with ``--multirun``).
     """
 
     def register(fn: Callable[..., Any]) -> Experiment:
@@ -200,6 +209,8 @@ def experiment(
             params=dict(params or {}),
             smoke=tuple(smoke),
             figures=dict(figures or {}),
+            mechanism_kind=mechanism_kind,
+            one_mechanism=one_mechanism,
         )
         functools.update_wrapper(exp, fn)
         _REGISTRY[exp_id] = exp

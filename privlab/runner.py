@@ -141,8 +141,13 @@ def validate_config(exp: registry.Experiment, cfg: DictConfig) -> None:
         raise PrivlabError(f"id is fixed by the experiment's config path ({exp.id}); it cannot be overridden")
     if isinstance(data.get("dataset"), dict):
         datasets.check_spec(data["dataset"], name="dataset")
-    if "mechanism" in data:
-        mechanisms.build(data["mechanism"])
+    if exp.mechanism_kind is not None or "mechanism" in data:
+        built = mechanisms.build(data.get("mechanism"), kind=exp.mechanism_kind)
+        if exp.one_mechanism and len(built) != 1:
+            raise PrivlabError(
+                f"mechanism must name exactly one {exp.mechanism_kind} mechanism for {exp.id}, got "
+                f"{', '.join(built) or 'none'} (compare several with 'mechanism=[a],[b] --multirun')"
+            )
 
 
 def compose(exp_id: str, overrides=(), profile: str | None = None, *, hydra_node: bool = False) -> DictConfig:
@@ -409,12 +414,17 @@ def error_log(results_dir: Path, exp: registry.Experiment) -> Path:
     return Path(results_dir) / "errors" / exp.paper / f"{exp.name}.log"
 
 
-def record_error(results_dir: Path, exp: registry.Experiment, exc: BaseException) -> Path:
-    """Write the traceback of ``exp``'s failure beside the report (results/errors/<paper>/<name>.log)."""
+def traceback_text(exp: registry.Experiment, exc: BaseException) -> str:
+    """The first line says which experiment failed and why; the traceback follows."""
     import traceback
 
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return atomic_write_text(error_log(results_dir, exp), f"{exp.id}: {error_line(exc)}\n\n{text}")
+    return f"{exp.id}: {error_line(exc)}\n\n{text}"
+
+
+def record_error(results_dir: Path, exp: registry.Experiment, exc: BaseException) -> Path:
+    """Write the traceback of ``exp``'s failure beside the report (results/errors/<paper>/<name>.log)."""
+    return atomic_write_text(error_log(results_dir, exp), traceback_text(exp, exc))
 
 
 def clear_error(results_dir: Path, exp: registry.Experiment) -> None:

@@ -133,3 +133,14 @@ def test_killed_reproduce_resumes_and_workers_die_with_it(root, tmp_path):
     assert res.returncode == 0, res.stderr
     assert "faulty/good: complete for this config, seed and code, skipped" in res.stdout
     assert (tmp_path / "faulty" / "slow" / "result.csv").is_file()
+
+
+def test_run_reports_a_fault_in_one_line(root, tmp_path):
+    res = privlab(root, tmp_path, "run", "faulty/raises")
+    lines = [line for line in res.stderr.splitlines() if line.strip()]
+    assert res.returncode == 1 and len(lines) == 1, res.stderr
+    assert lines[0].startswith("privlab: error: faulty/raises: RuntimeError: boom in the experiment (traceback: ")
+    assert "Traceback" in (tmp_path / "errors" / "faulty" / "raises.log").read_text()
+    assert not (tmp_path / "faulty" / "raises").exists()
+    sweep = privlab(root, tmp_path, "run", "faulty/raises", "n=1,2", "--multirun", "hydra/launcher=basic")
+    assert sweep.returncode == 2 and sweep.stderr.count("RuntimeError: boom") == 2 and "Traceback" not in sweep.stderr
