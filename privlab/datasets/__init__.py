@@ -4,6 +4,8 @@
 name      what                                                            params
 ========  ==============================================================  ===========
 adult     the real UCI Adult, 48,842 rows (shipped, checksum-verified)    path, split
+acs       NIST's ACS Data Excerpts: real 2019/2018 ACS person records     state, year, path
+          of MA and TX (16,910 rows in 2019; shipped, checksum-verified)
 census    CENSUS-like generator (SYNTHETIC) or a real 8-column extract    n, seed, path
 pums      PUMS-like generator (SYNTHETIC) or a real ACS PUMS person file  n, seed, path, acs_year
 ========  ==============================================================  ===========
@@ -27,17 +29,24 @@ from collections.abc import Callable
 import pandas as pd
 
 from privlab._validation import PrivlabError, check_choice
-from privlab.datasets import adult, census, pums, simulated
+from privlab.datasets import acs, adult, census, pums, simulated
 
-NAMES = ("adult", "census", "pums")
-_LOADERS: dict[str, Callable[..., pd.DataFrame]] = {"adult": adult.load, "census": census.load, "pums": pums.load}
+NAMES = ("adult", "acs", "census", "pums")
+_LOADERS: dict[str, Callable[..., pd.DataFrame]] = {
+    "adult": adult.load,
+    "acs": acs.load,
+    "census": census.load,
+    "pums": pums.load,
+}
 # Whether the data set is generated when no ``path`` is given.
-SYNTHETIC = {"adult": False, "census": True, "pums": True}
+SYNTHETIC = {"adult": False, "acs": False, "census": True, "pums": True}
 # Generated point clouds a simulation draws itself per trial (always synthetic): describe only.
 GENERATED = tuple(simulated.GENERATORS)
 _DESCRIPTIONS = {
     "adult": "UCI Adult (Census Income, 1994 CPS; Kohavi and Becker 1996, CC BY 4.0): "
     "48,842 real records, 15 attributes, income <=50K/>50K",
+    "acs": "NIST ACS Data Excerpts (real American Community Survey person records of Massachusetts and Texas "
+    "PUMAs; National Institute of Standards and Technology, SDNist; NIST notice kept)",
     "census": "CENSUS-like data, synthetic: seeded latent-class generator with the 8 "
     "attributes and domain sizes of the IPUMS CENSUS table (seed 000, Table 5), "
     "occupation 7.5%..0.18%, education 27.3%..0.44%",
@@ -125,6 +134,15 @@ def describe(name, **params) -> str:
         return simulated.describe(name, **params)
     check_choice("dataset", name, NAMES + GENERATED)
     _check_params(name, params)
+    if name == "acs":
+        state, year = params.get("state", "both"), params.get("year", 2019)
+        where = {"ma": "Massachusetts", "tx": "Texas", "both": "Massachusetts and Texas"}.get(state, state)
+        rows = sum(acs.ROWS.get((s, year), 0) for s in (("ma", "tx") if state == "both" else (state,)))
+        source = f"read from {params['path']}" if params.get("path") else f"{rows:,} real records"
+        return (
+            f"NIST ACS Data Excerpts: {year} American Community Survey person records, {where} PUMAs "
+            f"({source}; National Institute of Standards and Technology, SDNist; NIST notice kept)"
+        )
     if params.get("path") is not None and name in _REAL:
         return _REAL[name].format(path=params["path"])
     if params.get("path") is not None:
