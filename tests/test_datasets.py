@@ -493,7 +493,7 @@ def test_pums_real_file_with_nothing_usable(tmp_path):
 def test_unknown_dataset_name():
     with pytest.raises(PrivlabError) as info:
         ds.load("x")
-    assert str(info.value) == "dataset must be one of adult, census, pums; got 'x'"
+    assert str(info.value) == "dataset must be one of adult, acs, census, pums; got 'x'"
 
 
 def test_unknown_parameter():
@@ -512,7 +512,7 @@ def test_bad_seed_and_path():
 
 
 def test_synthetic_flags_and_descriptions():
-    assert ds.SYNTHETIC == {"adult": False, "census": True, "pums": True}
+    assert ds.SYNTHETIC == {"adult": False, "acs": False, "census": True, "pums": True}
     assert ds.is_synthetic("census") and ds.is_synthetic("pums", n=10)
     assert not ds.is_synthetic("adult")
     for name in ds.NAMES:
