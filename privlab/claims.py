@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 VERDICTS = ("agree", "disagree", "info")
-COLUMNS = ("claim", "printed", "reproduced", "verdict", "rule", "note")
+COLUMNS = ("claim", "printed", "reproduced", "verdict", "rule", "note", "ledger")
 
 __all__ = [
     "VERDICTS",
@@ -56,6 +56,7 @@ class Claim:
     verdict: str
     rule: str = ""
     note: str = ""
+    ledger: str = ""  # the id of the paper's ledger item this claim checks (experiments/<paper>.ledger.yaml)
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -92,8 +93,12 @@ def _item(item: Item, printed: Any, note: str, if_disagree: str) -> tuple[str, A
 def each(item: Mapping[str, Any], suffix: str, value: Any) -> dict[str, Any]:
     """One element of a printed list (a ``printed:`` entry with ``values``): the entry's claim
     with ``suffix`` appended and the element's own printed ``value``."""
-    out = {k: v for k, v in item.items() if k != "values"}
+    out = {k: v for k, v in item.items() if k != "values"}  # keeps the entry's ledger id
     return {**out, "claim": f"{item['claim']}, {suffix}", "value": value}
+
+
+def _ledger(item: Item) -> str:
+    return str(item.get("ledger", "")) if isinstance(item, Mapping) else ""
 
 
 def _make(item: Item, printed: Any, reproduced: Any, holds: Any, rule: str, note: str, if_disagree: str) -> Claim:
@@ -101,7 +106,7 @@ def _make(item: Item, printed: Any, reproduced: Any, holds: Any, rule: str, note
     text, value, note, if_disagree = _item(item, printed, note, if_disagree)
     if verdict == "disagree" and if_disagree:
         note = f"{note}; {if_disagree}" if note else if_disagree
-    return Claim(text, _show(value), str(reproduced), verdict, rule, note)
+    return Claim(text, _show(value), str(reproduced), verdict, rule, note, _ledger(item))
 
 
 def _show(value: Any) -> str:
@@ -314,7 +319,7 @@ def statement(
 def info(item: Item, reproduced: Any, *, note: str = "", printed: Any = None) -> Claim:
     """A row shown for reading, not checked; its note says why (not printed, true by construction, ...)."""
     text, value, note, _ = _item(item, printed, note, "")
-    return Claim(text, _show(value), str(reproduced), "info", "not checkable", note)
+    return Claim(text, _show(value), str(reproduced), "info", "not checkable", note, _ledger(item))
 
 
 def counts(claims: Sequence[Claim]) -> dict[str, int]:

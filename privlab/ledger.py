@@ -1,0 +1,186 @@
+"""The claims ledger: every item a paper prints, and what checks it.
+
+Each paper root may hold ``experiments/<paper>.ledger.yaml``, the inventory of the seed:
+every table, figure, worked example, displayed formula, in-text number, description of
+the data and statement, each with where it appears and either what checks it or why it
+cannot be checked::
+
+    items:
+      - id: table1.posterior
+        where: Table I
+        kind: table
+        text: the informed adversary's posterior for each candidate value
+        checked_by: [lpb/table1]                 # experiments whose claims carry `ledger: table1.posterior`
+      - id: eq5.posterior
+        where: Section III.A, Eq. (5)
+        kind: formula
+        text: Pr[X = u | r] proportional to Pr[X = u] exp(-|r - f(D_u)| / lambda)
+        checked_by: [test:tests/lpb/test_formulas.py::test_posterior_formula]
+      - id: fig6.layout
+        where: Figure 6
+        kind: figure
+        text: the layout of the experimental pipeline
+        not_checkable: a diagram, no number or statement to recompute
+
+An experiment's claim points at an item through the ``ledger:`` key of its ``printed:``
+entry. An item counts as *checked* when a claim with its id reached ``agree`` or
+``disagree`` in the results, or a test listed in ``checked_by`` exists; coverage is checked
+items over all items.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from . import registry
+from ._validation import PrivlabError
+
+KINDS = ("table", "figure", "example", "formula", "number", "data", "statement", "text")
+STATUSES = ("agree", "disagree", "checked by a test", "info", "not checkable", "not yet checked")
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    where: str
+    kind: str
+    text: str
+    checked_by: tuple[str, ...] = ()
+    not_checkable: str = ""
+    finding: str = ""  # what privlab found, where the paper is wrong (shown beside the verdict)
+
+
+@dataclass
+class Row:
+    item: Item
+    status: str
+    verdicts: dict[str, list[str]] = field(default_factory=dict)  # experiment id -> verdicts of its claims
+
+
+def path_of(paper: str) -> Path:
+    root = registry.papers()[paper].root
+    assert root is not None
+    return root / "experiments" / f"{paper}.ledger.yaml"
+
+
+def load(paper: str) -> list[Item] | None:
+    """The paper's ledger items, or None when the paper has no ledger; a malformed ledger is one line."""
+    path = path_of(paper)
+    if not path.is_file():
+        return None
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise PrivlabError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    items, seen = [], set()
+    for i, raw in enumerate(data.get("items") or [], start=1):
+        where = f"{path.name} item {i}"
+        if not isinstance(raw, dict) or not raw.get("id"):
+            raise PrivlabError(f"{where}: an item is a mapping with an id")
+        unknown = set(raw) - {"id", "where", "kind", "text", "checked_by", "not_checkable", "finding"}
+        if unknown:
+            raise PrivlabError(f"{where} ({raw['id']}): unknown key(s) {', '.join(sorted(unknown))}")
+        if raw["id"] in seen:
+            raise PrivlabError(f"{where}: id {raw['id']!r} appears twice")
+        seen.add(raw["id"])
+        if raw.get("kind") not in KINDS:
+            raise PrivlabError(
+                f"{where} ({raw['id']}): kind must be one of {', '.join(KINDS)}; got {raw.get('kind')!r}"
+            )
+        checked_by = tuple(raw.get("checked_by") or ())
+        if not checked_by and not raw.get("not_checkable"):
+            raise PrivlabError(f"{where} ({raw['id']}): give checked_by (experiments or tests) or not_checkable: why")
+        items.append(
+            Item(
+                str(raw["id"]),
+                str(raw.get("where", "")),
+                raw["kind"],
+                str(raw.get("text", "")),
+                checked_by,
+                str(raw.get("not_checkable") or ""),
+                str(raw.get("finding") or ""),
+            )
+        )
+    return items
+
+
+def _test_exists(ref: str, root: Path) -> bool:
+    """``test:tests/x.py::test_name`` names an existing test function."""
+    file, _, name = ref.removeprefix("test:").partition("::")
+    path = root / file
+    return path.is_file() and (
+        not name or re.search(rf"^\s*def {re.escape(name.split('[')[0])}\(", path.read_text(), re.M) is not None
+    )
+
+
+def rows(paper: str, results_dir: Path | None) -> list[Row] | None:
+    """Each ledger item with its status, from the claims in ``results_dir`` (None: tests only)."""
+    items = load(paper)
+    if items is None:
+        return None
+    root = registry.papers()[paper].root
+    assert root is not None
+    verdicts: dict[str, dict[str, list[str]]] = {}
+    for exp in registry.select(paper=paper):
+        path = Path(results_dir) / exp.paper / exp.name / "claims.csv" if results_dir else None
+        if path is None or not path.is_file():
+            continue
+        claims = pd.read_csv(path, keep_default_na=False, dtype=str)
+        if "ledger" not in claims.columns:
+            continue
+        for lid, verdict in zip(claims["ledger"], claims["verdict"]):
+            if lid:
+                verdicts.setdefault(lid, {}).setdefault(exp.id, []).append(verdict)
+    out = []
+    for item in items:
+        seen = verdicts.get(item.id, {})
+        flat = [v for vs in seen.values() for v in vs]
+        tests = [t for t in item.checked_by if t.startswith("test:") and _test_exists(t, root)]
+        if "disagree" in flat:
+            status = "disagree"
+        elif "agree" in flat:
+            status = "agree"
+        elif tests:
+            status = "checked by a test"
+        elif item.not_checkable:
+            status = "not checkable"
+        elif flat:
+            status = "info"
+        else:
+            status = "not yet checked"
+        out.append(Row(item, status, seen))
+    return out
+
+
+def coverage(paper: str, results_dir: Path | None) -> tuple[int, int] | None:
+    """(checked, total) items of the paper's ledger; None without a ledger."""
+    found = rows(paper, results_dir)
+    if found is None:
+        return None
+    checked = sum(r.status in ("agree", "disagree", "checked by a test") for r in found)
+    return checked, len(found)
+
+
+def references(config: Any) -> list[str]:
+    """Every ``ledger:`` id a config's ``printed:`` block points at."""
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, Mapping):
+            if isinstance(node.get("ledger"), str):
+                found.append(node["ledger"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, (list, tuple)) or type(node).__name__ == "ListConfig":
+            for v in node:
+                walk(v)
+
+    walk(config)
+    return found

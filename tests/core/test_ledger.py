@@ -1,0 +1,99 @@
+"""The claims ledger: items, their status from the claims of a run, coverage, validation."""
+
+import sys
+import textwrap
+
+import pytest
+
+from privlab import PrivlabError, ledger, registry, runner
+
+EXPERIMENT = '''
+"""A paper with a ledger."""
+import pandas as pd
+
+from privlab import claims as cl
+from privlab.params import Int
+from privlab.registry import Paper, experiment
+
+PAPER = Paper("Ledgered - a paper with an inventory")
+
+
+@experiment(artifact="T1", summary="one table", keys=("x",), params={"n": Int(1, 10)})
+def table(cfg, ctx):
+    return pd.DataFrame({"x": range(cfg.n)})
+
+
+@table.claims
+def _(df, cfg):
+    p = cfg.printed
+    return [cl.equal(p.rows, len(df)), cl.equal(p.wrong, len(df)), cl.info(p.shown, "3")]
+'''
+CONFIG = '''
+# @package _global_
+n: 3
+printed:
+  rows: {claim: the table has 3 rows, value: 3, ledger: t1.rows}
+  wrong: {claim: the text says 4 rows, value: 4, ledger: text.rows}
+  shown: {claim: a number shown for reading, ledger: t1.shown, note: not printed}
+'''
+LEDGER = '''
+items:
+  - {id: t1.rows, where: Table 1, kind: table, text: three rows, checked_by: [ledgered/table]}
+  - {id: text.rows, where: Section 2, kind: number, text: four rows, checked_by: [ledgered/table]}
+  - {id: t1.shown, where: Table 1, kind: number, text: a value, checked_by: [ledgered/table]}
+  - {id: eq1, where: Eq. (1), kind: formula, text: a formula, checked_by: ["test:tests/t.py::test_eq1"]}
+  - {id: fig1, where: Figure 1, kind: figure, text: a diagram, not_checkable: no number in it}
+  - {id: later, where: Section 3, kind: statement, text: not yet looked at, checked_by: [ledgered/other]}
+'''
+
+
+@pytest.fixture()
+def root(tmp_path, monkeypatch):
+    root = tmp_path / "root"
+    (root / "experiments").mkdir(parents=True)
+    (root / "conf" / "experiment" / "ledgered").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "experiments" / "ledgered.py").write_text(textwrap.dedent(EXPERIMENT))
+    (root / "experiments" / "ledgered.ledger.yaml").write_text(textwrap.dedent(LEDGER))
+    (root / "conf" / "experiment" / "ledgered" / "table.yaml").write_text(textwrap.dedent(CONFIG))
+    (root / "tests" / "t.py").write_text("def test_eq1():\n    assert 1 + 1 == 2\n")
+    monkeypatch.setenv("PRIVLAB_PATH", str(root))
+    sys.modules.pop("privlab.papers.ledgered", None)  # a previous test's root
+    registry._load_papers.cache_clear()
+    yield root
+    monkeypatch.delenv("PRIVLAB_PATH")
+    for key in [k for k in registry._REGISTRY if k.startswith("ledgered/")]:
+        del registry._REGISTRY[key]
+    registry._PAPERS.pop("ledgered", None)
+    registry._load_papers.cache_clear()
+
+
+def test_status_and_coverage(root, tmp_path):
+    cfg = runner.compose("ledgered/table")
+    runner.execute("ledgered/table", cfg, results_dir=tmp_path / "results", log=lambda m: None)
+    status = {r.item.id: r.status for r in ledger.rows("ledgered", tmp_path / "results")}
+    assert status == {"t1.rows": "agree", "text.rows": "disagree", "t1.shown": "info", "eq1": "checked by a test",
+                      "fig1": "not checkable", "later": "not yet checked"}
+    assert ledger.coverage("ledgered", tmp_path / "results") == (3, 6)
+    assert ledger.coverage("ledgered", None) == (1, 6)  # without results only the test counts
+    assert sorted(ledger.references(dict(cfg.printed))) == ["t1.rows", "t1.shown", "text.rows"]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("items:\n  - {id: a, kind: poem, text: x, checked_by: [p/x]}\n", "kind must be one of"),
+        ("items:\n  - {id: a, kind: table, text: x}\n", "give checked_by"),
+        ("items:\n  - {id: a, kind: table, checked_by: [x]}\n  - {id: a, kind: table, checked_by: [x]}\n", "twice"),
+        ("items:\n  - {id: a, kind: table, colour: red, checked_by: [x]}\n", r"unknown key\(s\) colour"),
+        ("items: [\n", "not valid YAML"),
+    ],
+)
+def test_malformed_ledger_is_one_line(root, text, message):
+    (root / "experiments" / "ledgered.ledger.yaml").write_text(text)
+    with pytest.raises(PrivlabError, match=message):
+        ledger.load("ledgered")
+
+
+def test_a_paper_without_ledger():
+    assert ledger.coverage("lpb", None) is None or isinstance(ledger.coverage("lpb", None), tuple)
