@@ -107,6 +107,7 @@ class Experiment:
     smoke: tuple[str, ...] = ()
     mechanism_kind: str | None = None
     one_mechanism: bool = False
+    twin_of: str | None = None  # the experiment this one repeats on other data (e.g. real ACS records)
     figures: dict[str, Callable[..., Any]] = field(default_factory=dict)
     claims_fn: Callable[..., list[Claim]] | None = None
 
@@ -138,8 +139,31 @@ class Experiment:
         self.claims_fn = fn
         return fn
 
+    def twin(self, name: str, *, summary: str | None = None) -> Experiment:
+        """Register this experiment again as ``<paper>/<name>``, with its own config
+        (``conf/experiment/<paper>/<name>.yaml``, typically the original's config with another
+        data set): the same code, figures and claims, so the report can set the two side by side."""
+        exp_id = f"{self.paper}/{name}"
+        twin = Experiment(
+            id=exp_id,
+            run=self.run,
+            artifact=self.artifact,
+            summary=summary or self.summary,
+            keys=self.keys,
+            tolerances=self.tolerances,
+            params=self.params,
+            smoke=self.smoke,
+            mechanism_kind=self.mechanism_kind,
+            one_mechanism=self.one_mechanism,
+            twin_of=self.id,
+            figures=self.figures,
+        )
+        _REGISTRY[exp_id] = twin
+        return twin
+
     def check_claims(self, table: Any, cfg: Any) -> list[Claim]:
-        claims = list(self.claims_fn(table, cfg)) if self.claims_fn else []
+        fn = self.claims_fn or (_REGISTRY[self.twin_of].claims_fn if self.twin_of in _REGISTRY else None)
+        claims = list(fn(table, cfg)) if fn else []
         for c in claims:
             if not isinstance(c, Claim):
                 raise TypeError(f"{self.id}: claims must be Claim objects (privlab.claims helpers), got {c!r}")

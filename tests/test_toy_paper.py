@@ -57,6 +57,9 @@ def coins(cfg, ctx):
 @coins.claims
 def _(df, cfg):
     return [cl.within_se(cfg.printed.fair, df["mean"], 0.5, df.mean_se, k=cfg.claims.z_max)]
+
+
+coins.twin("coins_many", summary="The same on many coins")
 '''
 
 CONFIG = '''
@@ -78,6 +81,8 @@ def toy_root(tmp_path_factory) -> Path:
     (root / "toy_lib.py").write_text(textwrap.dedent(LIBRARY))
     (root / "experiments" / "toy.py").write_text(textwrap.dedent(EXPERIMENT))
     (root / "conf" / "experiment" / "toy" / "coins.yaml").write_text(textwrap.dedent(CONFIG))
+    twin = "# @package _global_\ndefaults:\n  - /experiment/toy/coins\n  - _self_\nns: [1000, 10000]\n"
+    (root / "conf" / "experiment" / "toy" / "coins_many.yaml").write_text(twin)
     return root
 
 
@@ -92,7 +97,12 @@ def test_a_toy_paper_runs_everywhere(toy_root, tmp_path):
     results = tmp_path / "results"
     listed = privlab(toy_root, results, "list", "--paper", "toy")
     assert listed.returncode == 0, listed.stderr
-    assert "toy/coins" in listed.stdout and "Table 1" in listed.stdout
+    assert "toy/coins" in listed.stdout and "Table 1" in listed.stdout and "toy/coins_many" in listed.stdout
+
+    twin = privlab(toy_root, results, "run", "toy/coins_many")  # the same code on its own config
+    assert twin.returncode == 0, twin.stderr
+    assert pd.read_csv(results / "toy" / "coins_many" / "result.csv").n.tolist() == [1000, 10000]
+    assert pd.read_csv(results / "toy" / "coins_many" / "claims.csv").verdict.tolist() == ["agree"]
 
     run = privlab(toy_root, results, "run", "toy/coins", "n_jobs=2")  # workers import the toy's library
     assert run.returncode == 0, run.stderr
@@ -111,7 +121,7 @@ def test_a_toy_paper_runs_everywhere(toy_root, tmp_path):
     )
 
     # the reference lives in the toy paper's own root
-    update = privlab(toy_root, results, "check", "toy/coins", "--update")
+    update = privlab(toy_root, results, "check", "toy/coins", "toy/coins_many", "--update")
     assert update.returncode == 0, update.stderr
     assert (toy_root / "results" / "reference" / "toy" / "coins" / "result.csv").is_file()
     check = privlab(toy_root, results, "check", "--paper", "toy")
