@@ -109,7 +109,7 @@ def compare(exp: Experiment, new: pd.DataFrame, ref: pd.DataFrame, *, n_cells: i
         ratio, allowed = _column_ratios(tol, new[col], ref[col], ref)
         identical &= bool((ratio == 0).all())
         for i in np.flatnonzero(ratio > 0):
-            row = ", ".join(f"{k}={ref.at[i, k]}" for k in exp.keys) if exp.keys else f"row {i + 1}"
+            row = ", ".join(f"{k}={ref.at[i, k]!s}" for k in exp.keys) if exp.keys else f"row {i + 1}"
             shown = "exact" if np.isinf(ratio[i]) or allowed[i] == 0 else f"+-{allowed[i]:.3g} ({tol.describe()})"
             moved.append(Cell(row, col, new.at[i, col], ref.at[i, col], shown, float(ratio[i])))
         col_worst = float(np.nanmax(ratio)) if ratio.size else 0.0

@@ -16,6 +16,7 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
+from typing import NoReturn
 
 from . import claims as claims_mod
 from . import registry, runner, store, sweeps
@@ -298,7 +299,7 @@ def cmd_reproduce(args) -> int:
     path = report.write_report(results_dir)
     if any(total.values()):
         print(f"claims in all: {claims_mod.counts_text(total)}")
-    print(f"report: {path} ({_clock(time.perf_counter() - start)} in all)")
+    print(f"report: {path} and {path.with_name(report.HTML_NAME)} ({_clock(time.perf_counter() - start)} in all)")
     if failures:
         _fail(f"{len(failures)} experiment(s) failed: {', '.join(failures)}; the others completed", 1)
     return 0
@@ -489,9 +490,9 @@ def cmd_compare(args) -> int:
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) + f"; {len(verdicts)} claim verdict(s) changed"
     print(summary)
     if args.html:
-        from jinja2 import Environment, PackageLoader, select_autoescape
+        from jinja2 import Environment, PackageLoader
 
-        env = Environment(loader=PackageLoader("privlab", "templates"), autoescape=select_autoescape())
+        env = Environment(loader=PackageLoader("privlab", "templates"), autoescape=True)
         css = {
             "same": "same",
             "within tolerance": "within",
@@ -526,10 +527,22 @@ def cmd_sweep_report(args) -> int:
 
 
 # ---------------------------------------------------------------------------------------
+# privlab report [RESULTS_DIR]
+# ---------------------------------------------------------------------------------------
+def cmd_report(args) -> int:
+    from . import report
+
+    results_dir = Path(args.results_dir) if args.results_dir else runner.default_results_dir()
+    path = report.write_report(results_dir, require_results=True)
+    print(f"wrote {path} and {path.with_name(report.HTML_NAME)}")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
 class _Parser(argparse.ArgumentParser):
     """argparse with usage errors in privlab's one-line form."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise PrivlabError(f"{message} (see '{self.prog} --help')")
 
 
@@ -590,6 +603,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("b", help="results directory B (after)")
     p.add_argument("--paper", help="only this paper")
     p.add_argument("--html", help="also write the comparison as an HTML page at this path")
+    p = sub.add_parser(
+        "report",
+        help="write REPORT.md and the self-contained report.html from a results directory",
+        description="Rewrite REPORT.md and report.html (one page: figures, claims with a verdict filter, "
+        "tables, provenance) from the run directories of RESULTS_DIR, without running anything.",
+    )
+    p.add_argument(
+        "results_dir", nargs="?", help="results directory (default: results/ of the checkout, or PRIVLAB_RESULTS)"
+    )
     p = sub.add_parser("sweep-report", help="gather a multirun into one table and plots")
     p.add_argument("sweep_dir", help="the sweep directory printed by 'privlab run ... --multirun'")
     p.add_argument("--metric", action="append", help="result column to plot (repeatable; default: a few numeric ones)")
@@ -626,6 +648,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_compare(args)
         if args.command == "sweep-report":
             return cmd_sweep_report(args)
+        if args.command == "report":
+            return cmd_report(args)
     except PrivlabError as exc:
         _fail(str(exc))
     except KeyboardInterrupt:

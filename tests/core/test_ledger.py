@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from privlab import PrivlabError, ledger, registry, runner
+from privlab import PrivlabError, ledger, registry, report, runner
 
 EXPERIMENT = '''
 """A paper with a ledger."""
@@ -77,6 +77,12 @@ def test_status_and_coverage(root, tmp_path):
     assert ledger.coverage("ledgered", tmp_path / "results") == (3, 6)
     assert ledger.coverage("ledgered", None) == (1, 6)  # without results only the test counts
     assert sorted(ledger.references(dict(cfg.printed))) == ["t1.rows", "t1.shown", "text.rows"]
+    report.write_report(tmp_path / "results")
+    md = (tmp_path / "results" / "REPORT.md").read_text()
+    assert "### Ledger: everything ledgered prints, and what checks it (3 of 6 items checked)" in md
+    assert "| text.rows | Section 2 | number | four rows | **disagree** | ledgered/table (disagree) |" in md
+    html = (tmp_path / "results" / "report.html").read_text()
+    assert 'class="ledger-item" data-status="not yet checked"' in html and "3 / 6" in html
 
 
 @pytest.mark.parametrize(
