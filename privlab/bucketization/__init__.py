@@ -1,33 +1,99 @@
 """F-privacy bucketization (seed 000: Wang, Wang, Fu, Wong, "Inferential or Differential:
-Privacy Laws Dictate"): validity of bucket settings, TwoSizeBucketing, MultiSizeBucketing,
-the ILP optimum, bucket assignment, Anatomy, an independent checker and utility metrics."""
+Privacy Laws Dictate").
 
-from .anatomy import AnatomyResult, anatomy, required_l
+=============  ===========================================================================
+module         what
+=============  ===========================================================================
+settings       F-privacy thresholds, bucket settings (loss, MSE), input checks
+validity       exact validity of a bucket setting for any number of sizes (and the naive
+               per-size check that Example 5.32 refutes)
+two_size       TwoSizeBucketing with its three search strategies (none / loss / full pruning)
+multi_size     MultiSizeBucketing (recursive two-size splits)
+ilp            the exact optimum by ILP (multi-size and two-size), with a time limit
+assign         record partition and round-robin assignment: buckets from a setting
+anatomy        Anatomy's l-diverse groups, the paper's baseline, and l-diversity eligibility
+mechanisms     the mechanisms of kind ``bucketing`` (conf/mechanism/) and their checked release
+checker        the independent F-privacy check of a released bucketization
+metrics        MSE and the relative error of Anatomy's count-query workload
+tables         sensitive attribute and quasi-identifiers of a table; Figure 7's domain scale-up
+inference      Section 2.1 (noisy ratio of Laplace counts) and Section 6 (fake values
+               against corruption), sampled beside exact
+figures        the paper's figures, from the result tables
+=============  ===========================================================================
+
+Every function is pure: arrays and a seed in, arrays out.
+"""
+
+from .anatomy import AnatomyResult, anatomy, l_diversity_eligible, l_needed, required_l
 from .assign import bucketize, record_partition
 from .checker import CheckReport, check_bucketization
 from .ilp import OptimalResult, optimal, optimal_two_size
-from .inference import add_fake_values, corruption_certainty, noisy_ratio, ratio_approximation, simulate_corruption
-from .metrics import QueryPool, make_query_pool, mse_of_buckets, query_answers, relative_errors
+from .inference import (
+    add_fake_values,
+    corruption_certainty,
+    corruption_success,
+    corruption_trial,
+    noisy_ratio,
+    prob_nonpositive,
+    ratio_approximation,
+    ratio_summary,
+    simulate_corruption,
+)
+from .mechanisms import (
+    AnatomyBucketing,
+    BucketingMechanism,
+    MultiSizeBucketing,
+    OptimalBucketing,
+    OptimalTwoSizeBucketing,
+    Plan,
+    Release,
+    TwoSizeBucketing,
+    release_all,
+    release_checked,
+    timed_plan,
+)
+from .metrics import (
+    QueryPool,
+    make_query_pool,
+    mse_of_buckets,
+    pool_relative_errors,
+    query_answers,
+    relative_errors,
+)
 from .multi_size import multi_size
 from .settings import BucketSetting, caps, fprivacy, prepare, smallest_size
+from .tables import Table, scale_up, split_table
 from .two_size import PRUNINGS, pair_list, two_size
 from .validity import is_valid, naive_check
 
 __all__ = [
+    "AnatomyBucketing",
     "AnatomyResult",
     "BucketSetting",
+    "BucketingMechanism",
     "CheckReport",
+    "MultiSizeBucketing",
+    "OptimalBucketing",
     "OptimalResult",
+    "OptimalTwoSizeBucketing",
     "PRUNINGS",
+    "Plan",
     "QueryPool",
+    "Release",
+    "Table",
+    "TwoSizeBucketing",
     "add_fake_values",
     "anatomy",
     "bucketize",
     "caps",
     "check_bucketization",
     "corruption_certainty",
+    "corruption_success",
+    "corruption_trial",
     "fprivacy",
     "is_valid",
+    "l_diversity_eligible",
+    "l_needed",
     "make_query_pool",
     "mse_of_buckets",
     "multi_size",
@@ -36,13 +102,21 @@ __all__ = [
     "optimal",
     "optimal_two_size",
     "pair_list",
+    "pool_relative_errors",
     "prepare",
+    "prob_nonpositive",
     "query_answers",
     "ratio_approximation",
+    "ratio_summary",
     "record_partition",
     "relative_errors",
+    "release_all",
+    "release_checked",
     "required_l",
+    "scale_up",
     "simulate_corruption",
     "smallest_size",
+    "split_table",
+    "timed_plan",
     "two_size",
 ]

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from privlab._validation import PrivlabError, check_array, check_int, rng_from
+
+from .settings import SeedLike, fprivacy
 
 
 @dataclass(frozen=True)
@@ -22,7 +27,7 @@ class AnatomyResult:
     mse: float
 
 
-def required_l(F) -> int:
+def required_l(F: ArrayLike) -> int:
     """l-diversity modelling of F-privacy: l = ceil(1 / min_i F_i) (Remark 3.8)."""
     F = check_array("F", F, dtype=float)
     if np.any((F <= 0) | (F > 1)):
@@ -30,7 +35,49 @@ def required_l(F) -> int:
     return int(np.ceil(1.0 / F.min() - 1e-9))
 
 
-def anatomy(sa_codes, l, seed=0) -> AnatomyResult:
+def l_diversity_eligible(freqs: ArrayLike, l: int) -> bool:
+    """Is l-diversity achievable (Remark 3.8, Anatomy's eligibility)? Iff every f_i <= 1/l.
+
+    Parameters
+    ----------
+    freqs : array of float
+        Frequencies f_i of the sensitive values.
+    l : int
+        The diversity (>= 1).
+    """
+    f = check_array("freqs", freqs, dtype=float)
+    l = check_int("l", l, low=1)
+    return bool(f.max() <= 1.0 / l)
+
+
+def l_needed(freqs: ArrayLike, thetas: Sequence[float], offset: float = 0.02) -> list[dict[str, Any]]:
+    """Figure 3: for each privacy coefficient theta, the l that models F-privacy
+    (F_i = min(1, theta f_i + offset), l = ceil(1 / min F_i)) and whether it is eligible.
+
+    Parameters
+    ----------
+    freqs : array of float
+        Frequencies f_i of the sensitive values.
+    thetas : sequence of float
+        Privacy coefficients.
+    offset : float
+        Offset b of the F-privacy specification.
+
+    Returns
+    -------
+    list of dict, one per theta: theta, f_min, f_max, F_min, l, eligible.
+    """
+    f = check_array("freqs", freqs, dtype=float)
+    rows = []
+    for theta in thetas:
+        F = fprivacy(f, theta, offset)
+        l = required_l(F)
+        rows.append({"theta": theta, "f_min": f.min(), "f_max": f.max(), "F_min": F.min(), "l": l})
+        rows[-1]["eligible"] = l_diversity_eligible(f, l)
+    return rows
+
+
+def anatomy(sa_codes: ArrayLike, l: int, seed: SeedLike = 0) -> AnatomyResult:
     """Anatomy's group creation with eligibility reported.
 
     While at least l SA values have records left, one record is taken from each of the l

@@ -4,14 +4,15 @@ assignment (RRA, Section 4.1)."""
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from privlab._validation import PrivlabError, check_array, rng_from
 
-from .settings import BucketSetting, prepare
+from .settings import BucketSetting, SeedLike, prepare
 from .validity import max_flow_allocation, upper_bounds
 
 
-def record_partition(counts, F, setting: BucketSetting) -> np.ndarray:
+def record_partition(counts: ArrayLike, F: ArrayLike, setting: BucketSetting) -> np.ndarray:
     """How many records of each value go to each size: x_ij, shape (m, number of sizes).
 
     Two sizes: the constructive proof of Theorem 4.17: T_1 gets min(o_i, u_i1) records of
@@ -45,7 +46,7 @@ def record_partition(counts, F, setting: BucketSetting) -> np.ndarray:
     return x
 
 
-def bucketize(sa_codes, F, setting: BucketSetting, seed=0) -> np.ndarray:
+def bucketize(sa_codes: ArrayLike, F: ArrayLike, setting: BucketSetting, seed: SeedLike = 0) -> np.ndarray:
     """Bucket id of every record for a valid ``setting``.
 
     Records of each value are split between the sizes by `record_partition` (which records
@@ -79,7 +80,7 @@ def bucketize(sa_codes, F, setting: BucketSetting, seed=0) -> np.ndarray:
     starts = np.concatenate([[0], np.cumsum(o)[:-1]])
     bucket = np.empty(sa.size, dtype=np.int64)
     first_id = 0
-    for j, (size, b) in enumerate(zip(setting.sizes, setting.counts)):
+    for j, b in enumerate(setting.counts):
         # records of size j: the next x_ij records of each value, in value order
         idx = np.concatenate(
             [order[starts[i] + x[i, :j].sum() : starts[i] + x[i, : j + 1].sum()] for i in range(F.size)]

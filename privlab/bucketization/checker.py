@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 
 @dataclass(frozen=True)
@@ -22,7 +23,7 @@ class CheckReport:
     size_histogram: dict  # bucket size -> number of buckets
 
 
-def check_bucketization(sa_codes, bucket_ids, F, tol=1e-9) -> CheckReport:
+def check_bucketization(sa_codes: ArrayLike, bucket_ids: ArrayLike, F: ArrayLike, tol: float = 1e-9) -> CheckReport:
     """Verify F-privacy of a bucketization from its records alone."""
     frame = pd.DataFrame({"bucket": np.asarray(bucket_ids), "value": np.asarray(sa_codes)})
     if len(frame) == 0:

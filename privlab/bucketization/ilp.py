@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from privlab._validation import check_int, check_real
 
@@ -40,7 +42,7 @@ class OptimalResult:
     n_sizes_allowed: int | None = None
 
     @property
-    def loss(self):
+    def loss(self) -> int | None:
         return None if self.setting is None else self.setting.loss
 
 
@@ -80,13 +82,13 @@ def _solve(o, F, max_size, time_limit, two_sizes: bool) -> OptimalResult:
     c = caps(F, sizes)
     prob = pulp.LpProblem("optimal_bucketing", pulp.LpMinimize)
     b = {S: _var(prob, f"b_{S}", lowBound=0, upBound=n // S, cat="Integer") for S in sizes}
-    x = {}
+    x: dict[tuple[int, int], Any] = {}
     for j, S in enumerate(sizes):
-        for i in np.flatnonzero(c[:, j] > 0):
+        for i in map(int, np.flatnonzero(c[:, j] > 0)):
             x[i, S] = _var(prob, f"x_{i}_{S}", lowBound=0, upBound=int(o[i]))
     prob += pulp.lpSum((S - 1) * b[S] for S in sizes)
-    by_value = {i: [] for i in range(o.size)}
-    by_size = {S: [] for S in sizes}
+    by_value: dict[int, list[Any]] = {i: [] for i in range(o.size)}
+    by_size: dict[int, list[Any]] = {S: [] for S in sizes}
     for (i, S), var in x.items():
         by_value[i].append(var)
         by_size[S].append(var)
@@ -114,7 +116,7 @@ def _solve(o, F, max_size, time_limit, two_sizes: bool) -> OptimalResult:
     return OptimalResult("optimal", setting, seconds, time_limit)
 
 
-def optimal(counts, F, max_size=50, time_limit=60.0) -> OptimalResult:
+def optimal(counts: ArrayLike, F: ArrayLike, max_size: int = 50, time_limit: float = 60.0) -> OptimalResult:
     """The exact optimal multi-size bucket setting (Definition 3.10) by ILP with CBC.
 
     Parameters
@@ -138,7 +140,7 @@ def optimal(counts, F, max_size=50, time_limit=60.0) -> OptimalResult:
     return _solve(o, F, max_size, time_limit, two_sizes=False)
 
 
-def optimal_two_size(counts, F, max_size=50, time_limit=60.0) -> OptimalResult:
+def optimal_two_size(counts: ArrayLike, F: ArrayLike, max_size: int = 50, time_limit: float = 60.0) -> OptimalResult:
     """The optimal setting with at most two sizes by one ILP with size-choice binaries."""
     max_size = check_int("max_size", max_size, low=1)
     time_limit = check_real("time_limit", time_limit, low=0, low_open=True)

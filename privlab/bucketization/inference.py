@@ -4,11 +4,14 @@ the corruption attack)."""
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from privlab._validation import PrivlabError, check_array, check_int, check_real, rng_from
 
+from .settings import SeedLike
 
-def noisy_ratio(a1, a2, epsilon, size, seed=0) -> tuple[np.ndarray, np.ndarray]:
+
+def noisy_ratio(a1: float, a2: float, epsilon: float, size: int, seed: SeedLike = 0) -> tuple[np.ndarray, np.ndarray]:
     """Samples of the noisy answers (a1~, a2~) of two count queries under Laplace(1/epsilon).
 
     Returns (a1~, a2~), each of length ``size``; the adversary's estimate is a2~ / a1~.
@@ -22,7 +25,7 @@ def noisy_ratio(a1, a2, epsilon, size, seed=0) -> tuple[np.ndarray, np.ndarray]:
     return a1 + rng.laplace(0.0, b, size), a2 + rng.laplace(0.0, b, size)
 
 
-def ratio_approximation(a1, a2, epsilon) -> tuple[float, float]:
+def ratio_approximation(a1: float, a2: float, epsilon: float) -> tuple[float, float]:
     """Delta-method mean and variance of a2~/a1~ (Theorem 2 as reconstructed):
     E ~ (a2/a1)(1 + 2b^2/a1^2), Var ~ (2b^2/a1^2)(1 + a2^2/a1^2), b = 1/epsilon."""
     a1 = check_real("a1", a1, low=0, low_open=True)
@@ -32,12 +35,74 @@ def ratio_approximation(a1, a2, epsilon) -> tuple[float, float]:
     return r * (1 + 2 * b * b / (a1 * a1)), (2 * b * b / (a1 * a1)) * (1 + r * r)
 
 
-def prob_nonpositive(a1, epsilon) -> float:
+def prob_nonpositive(a1: float, epsilon: float) -> float:
     """Pr[a1 + Laplace(1/epsilon) <= 0] = exp(-a1 epsilon) / 2 (the ratio's mean does not exist)."""
-    return 0.5 * float(np.exp(-check_real("a1", a1, low=0, low_open=True) * epsilon))
+    eps = check_real("epsilon", epsilon, low=0, low_open=True)
+    return 0.5 * float(np.exp(-check_real("a1", a1, low=0, low_open=True) * eps))
 
 
-def corruption_certainty(size, corrupted, fakes) -> float:
+def ratio_summary(
+    a1: float, ratio: float, epsilon: float, size: int, trim: float, seed: SeedLike = 0
+) -> dict[str, float]:
+    """Section 2.1's noisy ratio a2~/a1~ (a2 = ratio * a1) sampled ``size`` times, beside the
+    delta-method approximation and the exact Pr[a1~ <= 0].
+
+    The ratio's mean does not exist (a1~ can be 0), so the sample is summarised by its
+    median and its ``trim``-trimmed mean, each with a standard error: the median's from the
+    normal approximation sqrt(pi/2) sigma / sqrt(size) with sigma = IQR / 1.349; the trimmed
+    mean's from the winsorised standard deviation / ((1 - 2 trim) sqrt(size)).
+    Pr[a1~ <= 0]'s standard error is the binomial one at the exact probability plus a
+    continuity half-count (it is 0 at large a1 eps).
+
+    Parameters
+    ----------
+    a1 : float
+        True count of the first query (> 0).
+    ratio : float
+        a2 / a1 (>= 0).
+    epsilon : float
+        Laplace noise scale b = 1 / epsilon.
+    size : int
+        Samples.
+    trim : float
+        Fraction trimmed at each end, in [0, 0.5).
+    seed : int, SeedSequence or Generator
+
+    Returns
+    -------
+    dict with a1, ratio, epsilon, approx_mean, approx_var, median, median_se, trimmed_mean,
+    trimmed_se, p_nonpos, p_nonpos_exact, p_nonpos_se and factor (approx_mean / ratio).
+    """
+    from scipy.stats import trim_mean
+
+    size = check_int("size", size, low=1)
+    trim = check_real("trim", trim, low=0, high=0.5, high_open=True)
+    x1, x2 = noisy_ratio(a1, a1 * ratio, epsilon, size, seed)
+    r = x2 / x1
+    mean, var = ratio_approximation(a1, a1 * ratio, epsilon)
+    q1, med, q3 = np.quantile(r, [0.25, 0.5, 0.75])
+    lo, hi = np.quantile(r, [trim, 1 - trim])
+    w = np.clip(r, lo, hi)
+    p = float(np.mean(x1 <= 0))
+    p_exact = prob_nonpositive(a1, epsilon)
+    return {
+        "a1": a1,
+        "ratio": ratio,
+        "epsilon": epsilon,
+        "approx_mean": mean,
+        "approx_var": var,
+        "median": med,
+        "median_se": 1.2533 * (q3 - q1) / 1.349 / np.sqrt(size),
+        "trimmed_mean": trim_mean(r, trim),
+        "trimmed_se": w.std() / ((1 - 2 * trim) * np.sqrt(size)),
+        "p_nonpos": p,
+        "p_nonpos_exact": p_exact,
+        "p_nonpos_se": np.sqrt(p_exact * (1 - p_exact) / size) + 0.5 / size,
+        "factor": mean / ratio,
+    }
+
+
+def corruption_certainty(size: int, corrupted: int, fakes: int) -> float:
     """Certainty about a remaining record's value after ``corrupted`` records of a bucket of
     ``size`` distinct values with ``fakes`` fake values are known: 1 / (size - c + k)."""
     size = check_int("size", size, low=1)
@@ -46,7 +111,9 @@ def corruption_certainty(size, corrupted, fakes) -> float:
     return 1.0 / (size - c + k)
 
 
-def add_fake_values(sa_codes, bucket_ids, fakes, domain_size, seed=0):
+def add_fake_values(
+    sa_codes: ArrayLike, bucket_ids: ArrayLike, fakes: int, domain_size: int, seed: SeedLike = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """ST with ``fakes`` fake values per bucket: values of the SA domain not in the bucket.
 
     Returns (st_bucket, st_value, is_fake), the real entries first.
@@ -71,7 +138,48 @@ def add_fake_values(sa_codes, bucket_ids, fakes, domain_size, seed=0):
     return st_bucket, st_value, is_fake
 
 
-def simulate_corruption(sa_codes, bucket_ids, st_bucket, st_value, corrupted, seed=0) -> np.ndarray:
+def corruption_success(bucket_ids: ArrayLike, corrupted: int, fakes: int) -> float:
+    """Exact success rate of `simulate_corruption`: the mean over buckets with more than
+    ``corrupted`` records of 1 / (|B| - c + k), for buckets of distinct values."""
+    bid = check_array("bucket_ids", bucket_ids, dtype=np.int64)
+    c = check_int("corrupted", corrupted, low=0)
+    k = check_int("fakes", fakes, low=0)
+    size = np.bincount(bid)
+    if not np.any(size > c):
+        raise PrivlabError(f"corrupted must be smaller than the largest bucket ({size.max()} records), got {c}")
+    return float(np.mean(1.0 / (size[size > c] - c + k)))
+
+
+def corruption_trial(
+    sa_codes: ArrayLike,
+    bucket_ids: ArrayLike,
+    st_bucket: ArrayLike,
+    st_value: ArrayLike,
+    corrupted: int,
+    fakes: int,
+    seed: SeedLike = 0,
+) -> dict[str, float]:
+    """The corruption attack on every bucket (`simulate_corruption`) beside its exact rate.
+
+    Returns
+    -------
+    dict with ``success`` (the attack's success rate over the buckets), ``exact``
+    (`corruption_success`) and ``success_se``, the binomial standard error at the exact
+    rate (floored at 1e-6 / sqrt(buckets) so that a certain attack keeps a positive one).
+    """
+    hits = simulate_corruption(sa_codes, bucket_ids, st_bucket, st_value, corrupted, seed=seed)
+    exact = corruption_success(bucket_ids, corrupted, fakes)
+    return {"success": hits.mean(), "success_se": np.sqrt(max(exact * (1 - exact), 1e-12) / hits.size), "exact": exact}
+
+
+def simulate_corruption(
+    sa_codes: ArrayLike,
+    bucket_ids: ArrayLike,
+    st_bucket: ArrayLike,
+    st_value: ArrayLike,
+    corrupted: int,
+    seed: SeedLike = 0,
+) -> np.ndarray:
     """The corruption attack, bucket by bucket: the adversary learns the values of
     ``corrupted`` random records of the bucket, removes those values from the bucket's ST
     entries, and guesses the value of one random remaining record uniformly among the

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from privlab._validation import PrivlabError, check_array, check_int, check_real, rng_from
 
+from .settings import SeedLike
 
-def mse_of_buckets(bucket_ids) -> float:
+
+def mse_of_buckets(bucket_ids: ArrayLike) -> float:
     """MSE = (1/n) sum_B (|B| - 1) = 1 - (number of buckets) / n."""
     b = check_array("bucket_ids", bucket_ids, dtype=np.int64)
     return 1.0 - np.unique(b).size / b.size
@@ -23,10 +28,17 @@ class QueryPool:
     over each attribute's domain, ``sa_values[q]`` a boolean mask over the SA domain.
     """
 
-    attributes: tuple
-    values: tuple
-    sa_values: tuple
+    attributes: tuple[tuple[int, ...], ...]
+    values: tuple[tuple[np.ndarray, ...], ...]
+    sa_values: tuple[np.ndarray, ...]
     redrawn: int  # queries redrawn because their true answer was 0
+
+    def __len__(self) -> int:
+        return len(self.attributes)
+
+    def part(self, start: int, stop: int) -> QueryPool:
+        """Queries ``start``..``stop - 1`` (a slice, for evaluating a pool in chunks)."""
+        return QueryPool(self.attributes[start:stop], self.values[start:stop], self.sa_values[start:stop], self.redrawn)
 
 
 def _value_set(rng, size: int, s_root: float) -> np.ndarray:
@@ -72,7 +84,15 @@ class _QIMatcher:
         return idx
 
 
-def make_query_pool(qi, qi_sizes, sa, sa_size, n_queries=5000, selectivity=0.01, seed=0) -> QueryPool:
+def make_query_pool(
+    qi: ArrayLike,
+    qi_sizes: Sequence[int],
+    sa: ArrayLike,
+    sa_size: int,
+    n_queries: int = 5000,
+    selectivity: float = 0.01,
+    seed: SeedLike = 0,
+) -> QueryPool:
     """Draw a pool of count queries as in Anatomy's workload (seed 000, Section 7.2.2).
 
     qd is uniform in 1..d (d = number of QI columns), the qd attributes are drawn without
@@ -89,7 +109,10 @@ def make_query_pool(qi, qi_sizes, sa, sa_size, n_queries=5000, selectivity=0.01,
         raise PrivlabError(f"qi_sizes must give one domain size per QI column ({d}), got {len(qi_sizes)}")
     rng = rng_from(seed)
     matcher = _QIMatcher(qi)
-    attrs, values, sas, redrawn = [], [], [], 0
+    attrs: list[tuple[int, ...]] = []
+    values: list[tuple[np.ndarray, ...]] = []
+    sas: list[np.ndarray] = []
+    redrawn = 0
     while len(attrs) < n_queries:
         qd = int(rng.integers(1, d + 1))
         root = s ** (1.0 / (qd + 1))
@@ -133,7 +156,9 @@ def _sa_words(vs, width: int) -> np.ndarray:
     return np.packbits(bits, bitorder="little").view("<u8")
 
 
-def query_answers(qi, sa, bucketizations, pool: QueryPool) -> tuple[np.ndarray, np.ndarray]:
+def query_answers(
+    qi: ArrayLike, sa: ArrayLike, bucketizations: Sequence[Any], pool: QueryPool
+) -> tuple[np.ndarray, np.ndarray]:
     """True answers and estimates from each bucketization's QIT/ST, for every query.
 
     The estimate of a query from a bucketization is sum_B (records of B matching the QI
@@ -168,11 +193,13 @@ def query_answers(qi, sa, bucketizations, pool: QueryPool) -> tuple[np.ndarray, 
         items.append((bid, st_bucket, st_value))
     width = max([int(sa.max())] + [int(v.max()) for _, _, v in items]) + 1
     words = (width + 63) // 64
-    planes, inv, levels = [], [], []
+    plane_list: list[np.ndarray] = []
+    inv_list: list[np.ndarray] = []
+    levels: list[int] = []
     for bid, st_bucket, st_value in items:
         p, st_size = _bit_planes(st_bucket, st_value, width)
-        planes.append(p[:, bid])  # per record: its bucket's planes
-        inv.append(1.0 / st_size[bid])  # and 1 / |ST of its bucket|
+        plane_list.append(p[:, bid])  # per record: its bucket's planes
+        inv_list.append(1.0 / st_size[bid])  # and 1 / |ST of its bucket|
         levels.append(p.shape[0] // words)
     n_q, K = len(pool.attributes), len(items)
     actual = np.empty(n_q)
@@ -185,10 +212,10 @@ def query_answers(qi, sa, bucketizations, pool: QueryPool) -> tuple[np.ndarray, 
         # record-major (one row per record): a query gathers whole rows, far faster than
         # gathering the same records from every plane separately
         planes = np.ascontiguousarray(
-            np.stack([planes[k][lv * words + w] for lv, w, kl in blocks for k in order[:kl]], axis=1)
+            np.stack([plane_list[k][lv * words + w] for lv, w, kl in blocks for k in order[:kl]], axis=1)
         )
         word_of_col = np.concatenate([np.full(kl, w) for _, w, kl in blocks])
-        inv = np.ascontiguousarray(np.stack([inv[k] for k in order], axis=1))
+        inv = np.ascontiguousarray(np.stack([inv_list[k] for k in order], axis=1))
     matcher = _QIMatcher(qi)
     for q in range(n_q):
         idx = matcher.match(pool.attributes[q], pool.values[q])
@@ -209,7 +236,16 @@ def query_answers(qi, sa, bucketizations, pool: QueryPool) -> tuple[np.ndarray, 
     return actual, est
 
 
-def relative_errors(actual, estimates) -> np.ndarray:
+def relative_errors(actual: ArrayLike, estimates: ArrayLike) -> np.ndarray:
     """|actual - estimate| / actual per query (actual > 0 by construction of the pool)."""
     actual = np.asarray(actual, dtype=float)
     return np.abs(actual - np.asarray(estimates, dtype=float)) / actual
+
+
+def pool_relative_errors(
+    qi: ArrayLike, sa: ArrayLike, bucketizations: Sequence[Any], pool: QueryPool
+) -> list[np.ndarray]:
+    """Relative error of every query of ``pool`` under each bucketization (`query_answers`,
+    then `relative_errors`): one array of ``len(pool)`` errors per bucketization."""
+    actual, est = query_answers(qi, sa, bucketizations, pool)
+    return [relative_errors(actual, e) for e in est]

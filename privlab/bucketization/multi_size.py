@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Literal, overload
+
+from numpy.typing import ArrayLike
+
 from privlab._validation import check_int
 
 from .assign import record_partition
@@ -24,7 +28,21 @@ def _recurse(o, F, current: BucketSetting, max_size: int, depth: int, out: list)
         _recurse(x[:, j], F, part, max_size, depth + 1, out)
 
 
-def multi_size(counts, F, max_size=50, return_parts=False):
+@overload
+def multi_size(
+    counts: ArrayLike, F: ArrayLike, max_size: int = ..., return_parts: Literal[False] = ...
+) -> BucketSetting | None: ...
+
+
+@overload
+def multi_size(
+    counts: ArrayLike, F: ArrayLike, max_size: int = ..., *, return_parts: Literal[True]
+) -> tuple[BucketSetting | None, list[BucketSetting]]: ...
+
+
+def multi_size(
+    counts: ArrayLike, F: ArrayLike, max_size: int = 50, return_parts: bool = False
+) -> BucketSetting | None | tuple[BucketSetting | None, list[BucketSetting]]:
     """MultiSizeBucketing: split T by its optimal two-size setting while that lowers the loss.
 
     Starting from T as one group, find the group's optimal two-size setting; if it has a

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from privlab._validation import PrivlabError, check_array, check_int, check_real
 
@@ -18,8 +19,11 @@ from privlab._validation import PrivlabError, check_array, check_int, check_real
 # exact product like 0.1 * 30 = 3.0000000000000004 or 2.9999999999999996 must count as 3.
 CAP_TOL = 1e-9
 
+# a seed: an int, a SeedSequence (ctx.seed_sequence) or a Generator
+SeedLike = int | np.random.SeedSequence | np.random.Generator
 
-def fprivacy(freqs, theta, offset=0.02) -> np.ndarray:
+
+def fprivacy(freqs: ArrayLike, theta: float, offset: float = 0.02) -> np.ndarray:
     """F-privacy thresholds F_i = min(1, theta * f_i + offset) (seed 000, Section 7.1).
 
     Parameters
@@ -48,7 +52,7 @@ def fprivacy(freqs, theta, offset=0.02) -> np.ndarray:
     return F
 
 
-def caps(F, sizes) -> np.ndarray:
+def caps(F: ArrayLike, sizes: ArrayLike) -> np.ndarray:
     """floor(F_i * S): most records of x_i one bucket of size S may hold (Lemma 4.13).
 
     Returns an int64 array of shape (len(F), len(sizes)).
@@ -58,7 +62,7 @@ def caps(F, sizes) -> np.ndarray:
     return np.floor(F[:, None] * S[None, :] + CAP_TOL).astype(np.int64)
 
 
-def smallest_size(F, counts) -> int:
+def smallest_size(F: ArrayLike, counts: ArrayLike) -> int:
     """Smallest admissible bucket size: the least S that can hold a record of some present value.
 
     A record of x_i fits only in buckets with floor(F_i S) >= 1, i.e. S >= 1 / F_i.
@@ -70,7 +74,7 @@ def smallest_size(F, counts) -> int:
     return max(s, 1)
 
 
-def prepare(counts, F, max_size=None) -> tuple[np.ndarray, np.ndarray]:
+def prepare(counts: ArrayLike, F: ArrayLike, max_size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Validate per-value counts o_i and thresholds F_i; return them as int64 / float arrays.
 
     Raises a one-line PrivlabError naming the values at fault when F_i < f_i (no valid
@@ -114,10 +118,10 @@ class BucketSetting:
     Zero counts are dropped and equal sizes merged, so equal settings compare equal.
     """
 
-    sizes: tuple
-    counts: tuple
+    sizes: tuple[int, ...]
+    counts: tuple[int, ...]
 
-    def __init__(self, sizes, counts):
+    def __init__(self, sizes: ArrayLike, counts: ArrayLike) -> None:
         s = [check_int("sizes", x, low=1) for x in np.atleast_1d(sizes).tolist()]
         b = [check_int("counts", x, low=0) for x in np.atleast_1d(counts).tolist()]
         if len(s) != len(b):
@@ -146,7 +150,7 @@ class BucketSetting:
         """Loss = sum b_j (S_j - 1) (Definition 3.9, Equation 2)."""
         return sum(b * (s - 1) for s, b in zip(self.sizes, self.counts))
 
-    def mse(self, n=None) -> float:
+    def mse(self, n: int | None = None) -> float:
         """MSE = Loss / n (Equation 1); n defaults to the setting's own size."""
         n = self.n if n is None else check_int("n", n, low=1)
         return self.loss / n

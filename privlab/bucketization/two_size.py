@@ -25,6 +25,7 @@ from __future__ import annotations
 from math import gcd
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from privlab._validation import check_choice, check_int
 
@@ -34,7 +35,7 @@ PRUNINGS = ("none", "loss", "full")
 _CHUNK_ELEMENTS = 2_000_000  # bound on m * (pairs evaluated at once) in the scans
 
 
-def pair_list(n: int, s1: int, s2: int):
+def pair_list(n: int, s1: int, s2: int) -> tuple[int, int, int, int, int] | None:
     """Head of the list L for sizes s1 < s2: (b1_0, b2_0, K, step1, step2), or None when empty.
 
     Pair k of L is (b1_0 - k*step1, b2_0 + k*step2), k = 0..K.
@@ -100,7 +101,9 @@ def _pc_interval(o, c1, c2, b1_0, b2_0, step1, step2, lo, hi):
     return lo, hi
 
 
-def two_size_core(o: np.ndarray, F: np.ndarray, max_size: int, pruning: str = "full"):
+def two_size_core(
+    o: np.ndarray, F: np.ndarray, max_size: int, pruning: str = "full"
+) -> tuple[BucketSetting | None, int]:
     """``two_size`` on validated arrays; returns (BucketSetting or None, pairs evaluated)."""
     n = int(o.sum())
     present = o > 0
@@ -156,7 +159,7 @@ def two_size_core(o: np.ndarray, F: np.ndarray, max_size: int, pruning: str = "f
     return best, evaluated
 
 
-def two_size(counts, F, max_size=50, pruning="full"):
+def two_size(counts: ArrayLike, F: ArrayLike, max_size: int = 50, pruning: str = "full") -> BucketSetting | None:
     """The optimal valid bucket setting with at most two sizes (TwoSizeBucketing).
 
     Parameters

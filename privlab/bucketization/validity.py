@@ -17,13 +17,14 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .settings import BucketSetting, caps, prepare
 
 SUBSET_LIMIT = 10
 
 
-def upper_bounds(o, F, setting: BucketSetting) -> np.ndarray:
+def upper_bounds(o: ArrayLike, F: ArrayLike, setting: BucketSetting) -> np.ndarray:
     """u_ij = b_j floor(F_i S_j), shape (m, number of sizes)."""
     return caps(F, setting.sizes) * np.asarray(setting.counts, dtype=np.int64)[None, :]
 
@@ -38,14 +39,14 @@ def _check_two(o, u, demand) -> bool:
 def _check_subsets(o, u, demand) -> bool:
     k = u.shape[1]
     for r in range(1, k + 1):
-        for J in itertools.combinations(range(k), r):
-            J = list(J)
+        for subset in itertools.combinations(range(k), r):
+            J = list(subset)
             if np.minimum(o, u[:, J].sum(axis=1)).sum() < demand[J].sum():
                 return False
     return True
 
 
-def max_flow_allocation(o, u, demand):
+def max_flow_allocation(o: np.ndarray, u: np.ndarray, demand: np.ndarray) -> tuple[int, np.ndarray]:
     """Max-flow from values to sizes; returns (flow value, allocation matrix x_ij)."""
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import maximum_flow
@@ -67,7 +68,7 @@ def max_flow_allocation(o, u, demand):
     return int(res.flow_value), x
 
 
-def is_valid(counts, F, setting: BucketSetting) -> bool:
+def is_valid(counts: ArrayLike, F: ArrayLike, setting: BucketSetting) -> bool:
     """Is there an assignment of the records to ``setting``'s buckets satisfying F-privacy?
 
     Exact for any number of sizes: O(m) for one and two sizes (Lemma 4.13, Theorem 4.17),
@@ -103,7 +104,7 @@ def is_valid(counts, F, setting: BucketSetting) -> bool:
     return max_flow_allocation(o, u, demand)[0] == int(o.sum())
 
 
-def naive_check(counts, F, setting: BucketSetting) -> bool:
+def naive_check(counts: ArrayLike, F: ArrayLike, setting: BucketSetting) -> bool:
     """The per-size extension of Theorem 4.17 to any number of sizes: PC over all sizes,
     FC for each size alone, CC. Necessary but NOT sufficient from three sizes on
     (Example 5.32); kept to show that."""

@@ -1,4 +1,5 @@
-"""Tests of privlab.bucketization: worked examples, brute-force oracles, exact vs Monte Carlo."""
+"""Bucket settings, exact validity, TwoSize / MultiSize / the ILP: the paper's worked examples
+and brute-force oracles (hypothesis)."""
 
 from __future__ import annotations
 
@@ -10,26 +11,16 @@ from hypothesis import strategies as st
 from privlab._validation import PrivlabError
 from privlab.bucketization import (
     BucketSetting,
-    add_fake_values,
-    anatomy,
     bucketize,
     check_bucketization,
-    corruption_certainty,
     fprivacy,
     is_valid,
-    make_query_pool,
     multi_size,
     naive_check,
-    noisy_ratio,
     optimal,
     optimal_two_size,
     pair_list,
-    query_answers,
-    ratio_approximation,
     record_partition,
-    relative_errors,
-    required_l,
-    simulate_corruption,
     two_size,
 )
 from privlab.bucketization.validity import max_flow_allocation, upper_bounds
@@ -78,9 +69,7 @@ def brute_two_size(o, F, M):
     return best
 
 
-# ---------------------------------------------------------------------------------------
-# worked examples
-# ---------------------------------------------------------------------------------------
+# --- worked examples ----------------------------------------------------------------------
 def test_example_5_23_pair_list():
     b1, b2, K, step1, step2 = pair_list(28, 2, 4)
     pairs = [(b1 - k * step1, b2 + k * step2) for k in range(K + 1)]
@@ -137,9 +126,7 @@ def test_one_size_lemma_4_13():
     assert not is_valid(o, F, BucketSetting([2], [6]))  # floor(2/3) = 0
 
 
-# ---------------------------------------------------------------------------------------
-# brute-force oracles
-# ---------------------------------------------------------------------------------------
+# --- brute-force oracles -------------------------------------------------------------------
 @FAST
 @given(instances(), st.integers(1, 8))
 def test_prunings_agree_with_brute_force(inst, M):
@@ -225,30 +212,7 @@ def test_timeout_is_reported():
         assert res.setting is None and res.loss is None
 
 
-# ---------------------------------------------------------------------------------------
-# Anatomy
-# ---------------------------------------------------------------------------------------
-def test_anatomy_eligible_groups():
-    rng = np.random.default_rng(2)
-    sa = rng.choice(10, 997)
-    res = anatomy(sa, 4, seed=1)
-    assert res.eligible
-    sizes = np.bincount(res.groups)
-    assert set(sizes) <= {4, 5} and sizes.size == 997 // 4
-    assert check_bucketization(sa, res.groups, np.full(10, 1 / 4)).ok
-    assert res.loss == 997 - 997 // 4
-
-
-def test_anatomy_ineligible_reports_size_loss():
-    sa = np.array([0] * 60 + list(range(1, 41)))
-    res = anatomy(sa, 3)
-    assert not res.eligible and res.groups is None and res.loss == 100 - 33
-    assert required_l([0.5, 0.3, 0.07]) == 15
-
-
-# ---------------------------------------------------------------------------------------
-# bad input
-# ---------------------------------------------------------------------------------------
+# --- bad input ----------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "counts,F,M,match",
     [
@@ -262,96 +226,3 @@ def test_anatomy_ineligible_reports_size_loss():
 def test_bad_input(counts, F, M, match):
     with pytest.raises(PrivlabError, match=match):
         two_size(counts, F, M)
-
-
-# ---------------------------------------------------------------------------------------
-# metrics
-# ---------------------------------------------------------------------------------------
-def test_query_answers_exact_and_one_bucket():
-    rng = np.random.default_rng(3)
-    n = 4000
-    qi = rng.integers(0, 5, (n, 3))
-    sa = (qi[:, 0] + rng.integers(0, 2, n)) % 6
-    pool = make_query_pool(qi, [5, 5, 5], sa, 6, n_queries=200, selectivity=0.05, seed=1)
-    singleton = np.arange(n)
-    one = np.zeros(n, dtype=np.int64)
-    actual, est = query_answers(qi, sa, [singleton, one], pool)
-    assert np.allclose(est[0], actual)  # raw data: no error
-    q = 0
-    mask = np.ones(n, bool)
-    for j, v in zip(pool.attributes[q], pool.values[q]):
-        mask &= v[qi[:, j]]
-    expected = mask.sum() * pool.sa_values[q][sa].mean()  # one bucket: independence
-    assert est[1, q] == pytest.approx(expected)
-    assert np.all(relative_errors(actual, est[0]) < 1e-12)
-
-
-def test_fakes_bias_estimates():
-    rng = np.random.default_rng(4)
-    sa = rng.permutation(np.repeat(np.arange(8), 50))
-    bid = np.arange(400) // 4  # buckets of 4 (not necessarily distinct)
-    st_b, st_v, fake = add_fake_values(sa, bid, 2, 12, seed=0)
-    assert fake.sum() == 200
-    for B in range(100):
-        vals = st_v[st_b == B]
-        assert len(set(vals[fake[st_b == B]])) == 2
-        assert not set(vals[fake[st_b == B]]) & set(sa[bid == B])
-
-
-# ---------------------------------------------------------------------------------------
-# Sections 2.1 and 6: exact vs Monte Carlo
-# ---------------------------------------------------------------------------------------
-def test_ratio_approximation_vs_monte_carlo():
-    mean, var = ratio_approximation(100, 50, 0.1)  # b = 10
-    assert mean == pytest.approx(0.5 * 1.02)  # the seed's "1.02 times"
-    x1, x2 = noisy_ratio(100, 50, 0.1, 400_000, seed=0)
-    r = x2 / x1
-    from scipy.stats import trim_mean
-
-    tm = trim_mean(r, 0.01)
-    assert abs(tm - mean) < 5 * r[(r > np.quantile(r, 0.01)) & (r < np.quantile(r, 0.99))].std() / np.sqrt(r.size)
-    # the variance approximation is for large a1 (heavy Laplace tails): check it at a1 = 1000
-    _, var = ratio_approximation(1000, 500, 0.1)
-    x1, x2 = noisy_ratio(1000, 500, 0.1, 200_000, seed=1)
-    assert np.var(x2 / x1) == pytest.approx(var, rel=0.03)
-
-
-def test_corruption_monte_carlo_vs_exact():
-    sa = np.tile(np.arange(5), 4000)
-    bid = np.repeat(np.arange(4000), 5)
-    sa = sa[np.random.default_rng(0).permutation(sa.size)]
-    bid = bid  # buckets of 5 distinct values need a real bucketization: build one
-    o = np.bincount(sa)
-    F = np.full(5, 0.2)
-    bid = bucketize(sa, F, BucketSetting([5], [4000]), seed=0)
-    for k, c in [(0, 4), (2, 4), (1, 2)]:
-        st_b, st_v, _ = add_fake_values(sa, bid, k, 9, seed=1)
-        hits = simulate_corruption(sa, bid, st_b, st_v, c, seed=2)
-        p = corruption_certainty(5, c, k)
-        assert abs(hits.mean() - p) < 5 * np.sqrt(p * (1 - p) / hits.size) + 1e-12
-
-
-@pytest.mark.parametrize("m", [6, 70])  # one and two 64-bit words per bit plane
-def test_query_answers_brute_force(m):
-    rng = np.random.default_rng(m)
-    n = 3000
-    qi = rng.integers(0, 4, (n, 3))
-    sa = (qi[:, 0] * 7 + rng.integers(0, m, n)) % m
-    pool = make_query_pool(qi, [4, 4, 4], sa, m, n_queries=60, selectivity=0.05, seed=2)
-    big = np.arange(n) // 50  # buckets of 50: counts up to 5 bits
-    small = rng.permutation(n) // 3
-    st_b, st_v, _ = add_fake_values(sa, small, 2, m, seed=3)
-    items = [big, small, (small, st_b, st_v)]
-    actual, est = query_answers(qi, sa, items, pool)
-    for q in range(len(pool.attributes)):
-        mask = np.ones(n, bool)
-        for j, v in zip(pool.attributes[q], pool.values[q]):
-            mask &= v[qi[:, j]]
-        vs = pool.sa_values[q]
-        assert actual[q] == np.count_nonzero(mask & vs[sa])
-        for k, (bid, stb, stv) in enumerate([(big, big, sa), (small, small, sa), (small, st_b, st_v)]):
-            want = sum(
-                np.count_nonzero(mask[bid == B]) * np.count_nonzero(vs[stv[stb == B]]) / np.count_nonzero(stb == B)
-                for B in np.unique(bid[mask])
-            )
-            assert est[k, q] == pytest.approx(want, rel=1e-12)

@@ -1,0 +1,308 @@
+"""The bucketing mechanisms the experiments compare (``conf/mechanism/``, kind ``bucketing``).
+
+Each mechanism turns a table's sensitive values and their F-privacy thresholds into a
+release: a `Plan` (the bucket setting it chose, with its status, loss and search time)
+and, when it releases anything, the bucket id of every record. `release_checked` runs one
+and verifies what it released with the independent checker (`check_bucketization`), which
+shares no code with the mechanisms.
+
+============================  ==========================================================
+class                         what (seed 000)
+============================  ==========================================================
+`TwoSizeBucketing`            the optimal two-size setting (Section 5.1), with its search
+                              strategy ``pruning`` (none / loss / full)
+`MultiSizeBucketing`          recursive two-size splits (Section 5.2), a heuristic
+`OptimalBucketing`            the exact multi-size optimum by ILP (CBC, ``time_limit``)
+`OptimalTwoSizeBucketing`     the two-size optimum by one ILP (Figure 7's "Optimal")
+`AnatomyBucketing`            Anatomy's l-diverse groups, l = ceil(1 / min F_i) (baseline)
+============================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+import numpy as np
+
+from privlab._validation import PrivlabError, check_array, check_choice, check_int, check_real
+
+from .anatomy import anatomy, required_l
+from .assign import bucketize
+from .checker import check_bucketization
+from .ilp import optimal, optimal_two_size
+from .multi_size import multi_size
+from .settings import BucketSetting
+from .two_size import PRUNINGS, two_size
+
+__all__ = [
+    "Plan",
+    "Release",
+    "BucketingMechanism",
+    "TwoSizeBucketing",
+    "MultiSizeBucketing",
+    "OptimalBucketing",
+    "OptimalTwoSizeBucketing",
+    "AnatomyBucketing",
+    "release_checked",
+    "release_all",
+    "timed_plan",
+]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a mechanism decided for one table.
+
+    Attributes
+    ----------
+    status : str
+        "optimal", "heuristic", an ILP outcome ("timed out", "infeasible", "solver error"),
+        or Anatomy's "l-diverse" / "ineligible (sizes only, privacy ignored)".
+    setting : BucketSetting or None
+        The bucket setting found (None: none found, or groups not built from a setting).
+    loss : int or None
+        Loss = sum_B (|B| - 1) of the release (Anatomy when ineligible: of the group sizes it
+        would use, ignoring privacy); None when nothing was found.
+    n_sizes : int
+        Distinct bucket sizes (0 when nothing was found).
+    text : str
+        The setting as result tables print it ("{(12, 1300), (50, 288)}", "l=43", or "").
+    seconds : float
+        Time to find the setting (NaN when not measured).
+    """
+
+    status: str
+    setting: BucketSetting | None
+    loss: int | None
+    n_sizes: int
+    text: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Release:
+    """A mechanism's release: its plan, the bucket id of every record (None: nothing released)
+    and the independent checker's verdict on it (None: nothing to check)."""
+
+    plan: Plan
+    bucket_ids: np.ndarray | None
+    checked: bool | None = None
+
+    @property
+    def verdict(self) -> str:
+        """The checker's verdict as result tables print it: "passed", "FAILED" or "not released"."""
+        return "not released" if self.checked is None else ("passed" if self.checked else "FAILED")
+
+    def summary(self, n: int, timed: bool = True) -> dict[str, Any]:
+        """A result-table row for a table of ``n`` records: status, loss, mse (Loss / n),
+        n_sizes, setting, checker and seconds (NaN loss and mse when nothing was found; NaN
+        seconds unless ``timed``)."""
+        p, loss = self.plan, math.nan if self.plan.loss is None else self.plan.loss
+        row = {"status": p.status, "loss": loss, "mse": loss / n, "n_sizes": p.n_sizes, "setting": p.text}
+        return {**row, "checker": self.verdict, "seconds": p.seconds if timed else math.nan}
+
+
+def _codes(sa_codes: Any, F: Any) -> tuple[np.ndarray, np.ndarray]:
+    sa = check_array("sa_codes", sa_codes, dtype=np.int64)
+    F = check_array("F", F, dtype=float)
+    if sa.min() < 0 or sa.max() >= F.size:
+        raise PrivlabError(f"sa_codes must be in 0..{F.size - 1} (one F per code), got {sa.min()}..{sa.max()}")
+    return sa, F
+
+
+class BucketingMechanism:
+    """A bucketing mechanism that searches a bucket setting, then assigns records to it.
+
+    Subclasses implement `search`; `plan` times it and `release` assigns the records of a
+    valid setting by record partition and round-robin (`bucketize`).
+    """
+
+    #: an ILP solve is long: its time is measured once, however many repeats are asked for
+    time_once: ClassVar[bool] = False
+
+    def search(self, counts: np.ndarray, F: np.ndarray, max_size: int) -> tuple[BucketSetting | None, str]:
+        """The setting (or None) and its status, for per-value counts ``counts``."""
+        raise NotImplementedError
+
+    def plan(self, counts: Any, F: Any, max_size: int) -> Plan:
+        """The mechanism's bucket setting for per-value counts ``counts`` and thresholds ``F``.
+
+        Parameters
+        ----------
+        counts : array of int
+            Per-value record counts o_i.
+        F : array of float
+            Thresholds F_i in (0, 1].
+        max_size : int
+            Largest bucket size M.
+
+        Returns
+        -------
+        Plan, with ``seconds`` the time the search took.
+        """
+        t0 = time.perf_counter()
+        s, status = self.search(counts, F, max_size)
+        seconds = time.perf_counter() - t0
+        if s is None:
+            return Plan(status, None, None, 0, "", seconds)
+        return Plan(status, s, s.loss, len(s.sizes), str(s), seconds)
+
+    def release(self, sa_codes: Any, F: Any, max_size: int, seed: Any = 0) -> Release:
+        """Bucket ids for the records with sensitive codes ``sa_codes`` (0..m-1, one F per code).
+
+        Returns
+        -------
+        Release (unchecked: see `release_checked`); no bucket ids when no setting was found.
+        """
+        sa, F = _codes(sa_codes, F)
+        p = self.plan(np.bincount(sa, minlength=F.size), F, max_size)
+        ids = bucketize(sa, F, p.setting, seed=seed) if p.setting is not None else None
+        return Release(p, ids)
+
+
+@dataclass(frozen=True)
+class TwoSizeBucketing(BucketingMechanism):
+    """TwoSizeBucketing: the optimal setting with at most two sizes (`two_size`).
+
+    Parameters
+    ----------
+    pruning : {"none", "loss", "full"}
+        Search strategy (Section 5.1); all find the same optimum, at different speeds.
+    """
+
+    pruning: str = "full"
+
+    def __post_init__(self) -> None:
+        check_choice("pruning", self.pruning, PRUNINGS)
+
+    def search(self, counts: np.ndarray, F: np.ndarray, max_size: int) -> tuple[BucketSetting | None, str]:
+        return two_size(counts, F, max_size, self.pruning), "optimal"
+
+
+@dataclass(frozen=True)
+class MultiSizeBucketing(BucketingMechanism):
+    """MultiSizeBucketing: recursive optimal two-size splits while they lower the loss (`multi_size`)."""
+
+    def search(self, counts: np.ndarray, F: np.ndarray, max_size: int) -> tuple[BucketSetting | None, str]:
+        return multi_size(counts, F, max_size), "heuristic"
+
+
+@dataclass(frozen=True)
+class OptimalBucketing(BucketingMechanism):
+    """The exact optimal multi-size setting by ILP (`optimal`); a solve that reaches
+    ``time_limit`` seconds releases nothing and reports "timed out".
+
+    Parameters
+    ----------
+    time_limit : float
+        CBC's time limit per solve, in seconds (> 0).
+    """
+
+    time_limit: float = 60.0
+    time_once: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        check_real("time_limit", self.time_limit, low=0, low_open=True)
+
+    def search(self, counts: np.ndarray, F: np.ndarray, max_size: int) -> tuple[BucketSetting | None, str]:
+        res = optimal(counts, F, max_size, time_limit=self.time_limit)
+        return res.setting, res.status
+
+
+@dataclass(frozen=True)
+class OptimalTwoSizeBucketing(OptimalBucketing):
+    """The optimal setting with at most two sizes by one ILP with size-choice binaries
+    (`optimal_two_size`): Figure 7's "Optimal"."""
+
+    def search(self, counts: np.ndarray, F: np.ndarray, max_size: int) -> tuple[BucketSetting | None, str]:
+        res = optimal_two_size(counts, F, max_size, time_limit=self.time_limit)
+        return res.setting, res.status
+
+
+ANATOMY_STATUS = {True: "l-diverse", False: "ineligible (sizes only, privacy ignored)"}
+
+
+@dataclass(frozen=True)
+class AnatomyBucketing(BucketingMechanism):
+    """Anatomy (Xiao & Tao 2006) modelling F-privacy by l-diversity, l = ceil(1 / min F_i).
+
+    Groups of l or l+1 records whatever ``max_size``. When l-diversity is not eligible
+    (some f_i > 1/l) nothing is released and the loss is that of the group sizes Anatomy
+    would use, ignoring privacy (the paper plots it "for comparison purposes"). Not timed.
+    """
+
+    def plan(self, counts: Any, F: Any, max_size: int) -> Plan:
+        o = check_array("counts", counts, dtype=np.int64)
+        l, n = required_l(F), int(o.sum())
+        if not 1 <= l <= n:
+            raise PrivlabError(f"l = ceil(1 / min F_i) = {l} must be at most the number of records {n}")
+        eligible = bool(o.max() * l <= n)
+        # eligible or not, Anatomy forms floor(n / l) groups of l or l+1 records
+        return Plan(ANATOMY_STATUS[eligible], None, n - n // l, 2, f"l={l}", math.nan)
+
+    def release(self, sa_codes: Any, F: Any, max_size: int, seed: Any = 0) -> Release:
+        sa, F = _codes(sa_codes, F)
+        l = required_l(F)
+        res = anatomy(sa, l, seed=seed)
+        return Release(Plan(ANATOMY_STATUS[res.eligible], None, res.loss, 2, f"l={l}", math.nan), res.groups)
+
+
+def release_checked(
+    mechanism: BucketingMechanism, sa_codes: Any, F: Any, max_size: int, seed: Any = 0, keep_ids: bool = True
+) -> Release:
+    """Run ``mechanism`` on the records ``sa_codes`` and check its release independently.
+
+    Parameters
+    ----------
+    mechanism : BucketingMechanism
+    sa_codes : array of int
+        Sensitive value code (0..m-1) of each record.
+    F : array of float
+        Thresholds F_i, one per code.
+    max_size : int
+        Largest bucket size M.
+    seed : int, SeedSequence or Generator
+        Randomness of the assignment (which records share a bucket).
+    keep_ids : bool
+        Keep the bucket ids in the result (False: only the plan and the verdict).
+
+    Returns
+    -------
+    Release with ``checked`` the checker's verdict (None when nothing was released).
+    """
+    if not isinstance(mechanism, BucketingMechanism):
+        raise PrivlabError(f"mechanism must be a BucketingMechanism, got {type(mechanism).__name__}")
+    r = mechanism.release(sa_codes, F, max_size, seed)
+    ok = None if r.bucket_ids is None else check_bucketization(sa_codes, r.bucket_ids, F).ok
+    return Release(r.plan, r.bucket_ids if keep_ids else None, ok)
+
+
+def release_all(
+    sa_codes: Any,
+    F: Any,
+    mechanisms: Sequence[BucketingMechanism],
+    max_size: int,
+    seeds: Sequence[Any],
+    keep_ids: bool = True,
+) -> list[Release]:
+    """`release_checked` of every mechanism on one table, the i-th with ``seeds[i]``."""
+    if len(seeds) != len(mechanisms):
+        raise PrivlabError(f"seeds must give one seed per mechanism ({len(mechanisms)}), got {len(seeds)}")
+    return [release_checked(m, sa_codes, F, max_size, s, keep_ids) for m, s in zip(mechanisms, seeds)]
+
+
+def timed_plan(mechanism: BucketingMechanism, counts: Any, F: Any, max_size: int, repeats: int = 1) -> Plan:
+    """``mechanism.plan`` run ``repeats`` times (once for an ILP, see ``time_once``), with the
+    median time.
+
+    Returns
+    -------
+    Plan of the last run, its ``seconds`` the median over the runs.
+    """
+    repeats = check_int("repeats", repeats, low=1)
+    runs = [mechanism.plan(counts, F, max_size) for _ in range(1 if mechanism.time_once else repeats)]
+    return replace(runs[-1], seconds=float(np.median([r.seconds for r in runs])))
