@@ -198,6 +198,37 @@ class ExperimentReport:
 
 
 @dataclass
+class TwinRow:
+    """One claim of an experiment on synthetic data beside the same claim on its real-data twin."""
+
+    claim: str
+    synthetic: str  # the verdict on the synthetic data ("-" when the claim is absent there)
+    real: str
+    outcome: str  # survives / fails on real data / holds only on real data / not checkable / ...
+
+
+@dataclass
+class TwinPair:
+    original: str
+    twin: str
+    synthetic_data: str
+    real_data: str
+    rows: list[TwinRow]
+
+    @property
+    def anchor(self) -> str:
+        return "twin-" + self.twin.replace("/", "-")
+
+
+def _outcome(synthetic: str, real: str) -> str:
+    if "info" in (synthetic, real) or "-" in (synthetic, real):
+        return "not comparable" if "-" in (synthetic, real) else "not checkable on one side"
+    if synthetic == real:
+        return "survives on real data" if synthetic == "agree" else "fails on both"
+    return "fails on real data" if synthetic == "agree" else "holds only on real data"
+
+
+@dataclass
 class LedgerEntry:
     """One item of the paper's ledger (see `privlab.ledger`) with its status in this run."""
 
@@ -245,6 +276,7 @@ class Report:
 
     papers: list[PaperReport]
     coverage: Coverage | None = None
+    twins: list[TwinPair] = field(default_factory=list)  # synthetic-data experiments beside their real twins
 
     @property
     def tally(self) -> dict[str, int]:
@@ -463,7 +495,37 @@ def build_report(
             paper.failures.append(failure)
         if has_result:
             paper.experiments.append(_experiment(entry, run_dir, results_dir, failure))
-    return Report(papers=[by_paper[k] for k in sorted(by_paper)], coverage=None if coverage is None else dict(coverage))
+    papers = [by_paper[k] for k in sorted(by_paper)]
+    return Report(papers=papers, coverage=None if coverage is None else dict(coverage), twins=_twins(papers))
+
+
+def _twins(papers: list[PaperReport]) -> list[TwinPair]:
+    """Every reported experiment that is the real-data twin of another reported one, claim by claim."""
+    reported = {e.id: e for p in papers for e in p.experiments}
+    out = []
+    for exp_id, twin in reported.items():
+        try:
+            original_id = registry.get(exp_id).twin_of
+        except PrivlabError:
+            continue
+        if original_id is None or original_id not in reported:
+            continue
+        original = reported[original_id]
+        mine: dict[str, list[str]] = {}
+        for c in original.claims:
+            mine.setdefault(c.claim, []).append(c.verdict)
+        theirs: dict[str, list[str]] = {}
+        for c in twin.claims:
+            theirs.setdefault(c.claim, []).append(c.verdict)
+        rows = []
+        for claim in dict.fromkeys([*mine, *theirs]):
+            a, b = mine.get(claim, []), theirs.get(claim, [])
+            for i in range(max(len(a), len(b))):
+                va, vb = (a[i] if i < len(a) else "-"), (b[i] if i < len(b) else "-")
+                rows.append(TwinRow(claim, va, vb, _outcome(va, vb)))
+        label = lambda e: "; ".join(d.label for d in e.data) or "(no data label)"  # noqa: E731
+        out.append(TwinPair(original_id, exp_id, label(original), label(twin), rows))
+    return sorted(out, key=lambda t: t.twin)
 
 
 # ---------------------------------------------------------------------------------------

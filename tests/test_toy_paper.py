@@ -139,3 +139,13 @@ def test_a_toy_paper_runs_everywhere(toy_root, tmp_path):
     frame.to_csv(ref, index=False)
     drift = privlab(toy_root, results, "check", "toy/coins")
     assert drift.returncode == 1 and "DRIFT" in drift.stdout
+
+
+def test_the_report_sets_a_twin_beside_its_original(toy_root, tmp_path):
+    results = tmp_path / "results"
+    res = privlab(toy_root, results, "reproduce", "--paper", "toy")
+    assert res.returncode == 0, res.stderr
+    report = (results / "REPORT.md").read_text()
+    assert "## Synthetic vs real" in report and "### toy/coins vs toy/coins_many" in report
+    assert "| the coins are fair (Table 1) | agree | agree | survives on real data |" in report
+    assert 'id="synthetic-vs-real"' in (results / "report.html").read_text()
