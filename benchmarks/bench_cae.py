@@ -8,6 +8,9 @@
    the goal is a ratio >= 100), and the largest difference between the two.
 3. The whole fig2 + fig4 suite at the paper profile (30 repetitions, all SK sets and
    values, PUMS-like and Adult); the goal is < 5 minutes on 2 cores.
+
+Parameters come from the experiments' configs (``runner.compose``); the work is done by the
+library (`privlab.cae`) exactly as the experiments do it, without importing them.
 """
 
 from __future__ import annotations
@@ -22,8 +25,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from privlab import cae, sdc  # noqa: E402
-from privlab.datasets import load  # noqa: E402
+from privlab import cae, datasets, mechanisms  # noqa: E402
+from privlab.context import RunContext  # noqa: E402
+from privlab.runner import compose  # noqa: E402
+
+SUITE = ("cae/fig2_sampling", "cae/fig2_query_restriction", "cae/fig2_noise", "cae/fig4_noise")
 
 
 def bench_curves():
@@ -43,11 +49,14 @@ def bench_curves():
 
 
 def bench_query_restriction(lp_records: int):
-    df = load("pums", n=2500, seed=0)
-    dom = sdc.attribute_domain(df.salary)
+    cfg = compose("cae/fig2_query_restriction")
+    spec = cfg.datasets.pums
+    df = datasets.load(**spec.dataset)
+    values = df[spec.confidential].to_numpy()
+    dom = cae.attribute_domain(df[spec.confidential])
     rng = np.random.default_rng(1)
     for Q in (2, 8, 32):
-        qr = sdc.QueryRestriction(df.salary.to_numpy(), Q, 7, domain=dom)
+        qr = cae.QueryRestriction(values, Q, 7, domain=dom)
         t = time.perf_counter()
         reps = 20
         for _ in range(reps):
@@ -59,22 +68,33 @@ def bench_query_restriction(lp_records: int):
         t_lp = (time.perf_counter() - t) * qr.n / recs.size
         diff = max(np.abs(L[recs] - L2).max(), np.abs(U[recs] - U2).max())
         print(
-            f"query restriction Q={Q:2d}, n=2,500: structural {t_struct * 1e3:.2f} ms for all records; "
+            f"query restriction Q={Q:2d}, n={qr.n:,}: structural {t_struct * 1e3:.2f} ms for all records; "
             f"LP {t_lp:.1f} s projected from {recs.size} records; ratio {t_lp / t_struct:,.0f}x; "
             f"max |bound difference| {diff:.2e}"
         )
 
 
 def bench_suite(n_jobs: int):
-    from privlab import registry
-    from privlab.runner import compose, make_context, run_table
-
-    total = 0.0
-    for exp_id in ("cae/fig2_sampling", "cae/fig2_query_restriction", "cae/fig2_noise", "cae/fig4_noise"):
+    total, loaded = 0.0, {}
+    for exp_id in SUITE:
         cfg = compose(exp_id, [f"n_jobs={n_jobs}", "cache=false"], profile="paper")
-        ctx = make_context(cfg, log=lambda m: None)
+        ctx = RunContext(seed=cfg.seed, n_jobs=n_jobs)
         t = time.perf_counter()
-        df = run_table(registry.get(exp_id), cfg, ctx)
+        data = {}
+        for ds, spec in cfg.datasets.items():
+            key = repr(sorted(spec.dataset.items()))
+            loaded.setdefault(key, datasets.load(**spec.dataset))  # loading is not what is measured
+            coding = {k: v for k, v in spec.items() if k != "dataset"}
+            data[ds] = cae.prepare(loaded[key], sk_sizes=list(cfg.sk_sizes), max_sets=cfg.max_sets, **coding)
+        techniques = [(m.label, m.impl) for m in mechanisms.build(cfg.mechanism, kind="sdc_technique").values()]
+        df = cae.run_series(
+            data,
+            techniques,
+            cfg.repetitions,
+            seed_sequence=ctx.seed_sequence,
+            map_fn=ctx.map,
+            lp_check_records=cfg.lp_check_records,
+        )
         dt = time.perf_counter() - t
         total += dt
         print(f"{exp_id} (paper profile, {cfg.repetitions} repetitions): {len(df)} rows in {dt:.1f} s")

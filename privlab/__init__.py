@@ -1,9 +1,12 @@
 """privlab: reproduce, sweep and regression-check the experiments of five privacy papers.
 
-Library modules (pure: arrays and a seed in, arrays out): `privlab.lpb`,
-`privlab.bucketization`, `privlab.multilevel`, `privlab.isolation`, `privlab.cae`,
-`privlab.sdc`; data sets in `privlab.datasets`. The runner (`privlab.runner`,
-`privlab.cli`) owns configs, files, progress bars and parallelism.
+One library package per paper (pure: arrays and a seed in, arrays out; the mechanisms,
+their exact twins, the artifact checkers, the adversaries and the Monte Carlo engines):
+`privlab.bucketization`, `privlab.multilevel`, `privlab.isolation`, `privlab.lpb`,
+`privlab.cae`; data sets in `privlab.datasets`. The core is paper-independent: the registry,
+the parameter contract (`privlab.params`), verdicts (`privlab.claims`), statistics
+(`privlab.stats`), the run context, runner, result store, check/compare, report, ledger,
+sweeps and the command line.
 """
 
 from ._validation import PrivlabError

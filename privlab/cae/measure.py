@@ -1,4 +1,4 @@
-"""Confidential Attribute Equivocation (Alfalayleh and Brankovic, seed 004).
+"""The CAE measure: H(eps), its initial entropy H0 and the area A under it (Sections 3-4).
 
 An intruder ends with candidate values ``x_1 < ... < x_n`` of a confidential attribute
 and their probabilities ``p_1..p_n``. Covering the sorted values by contiguous windows of
@@ -17,17 +17,29 @@ batched form evaluates many distributions over one shared value grid, zeros allo
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
-from ._validation import PrivlabError, check_array, check_distribution, check_real, check_same_length
+from .._validation import PrivlabError, check_array, check_distribution, check_real, check_same_length
 
-__all__ = ["min_entropy", "entropy_curve", "cae", "breakpoints", "entropy_curves", "cae_batch"]
+__all__ = [
+    "min_entropy",
+    "max_entropy",
+    "covering_entropy",
+    "entropy_curve",
+    "cae",
+    "breakpoints",
+    "entropy_curves",
+    "cae_batch",
+]
 
 # A window's probability sum below this is treated as empty (0 log 0 = 0).
 _TINY = 1e-300
 
 
-def _check_values(values) -> np.ndarray:
+def _check_values(values: Any) -> np.ndarray:
     x = check_array("values", values, dtype=float)
     if x.size > 1 and not np.all(np.diff(x) > 0):
         bad = int(np.flatnonzero(np.diff(x) <= 0)[0])
@@ -38,14 +50,14 @@ def _check_values(values) -> np.ndarray:
     return x
 
 
-def _check_input(values, probs) -> tuple[np.ndarray, np.ndarray]:
+def _check_input(values: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
     x = _check_values(values)
     p = check_distribution("probs", probs)
     check_same_length("values", x, "probs", p)
     return x, p
 
 
-def _plogp(q: np.ndarray) -> np.ndarray:
+def _plogp(q: Any) -> np.ndarray:
     """``q * log2(1/q)`` elementwise, 0 where ``q`` is 0 (or rounding made it slightly negative)."""
     q = np.asarray(q, dtype=float)
     # a window holding (up to round-off) all the mass contributes exactly 0, so H reaches 0
@@ -54,11 +66,11 @@ def _plogp(q: np.ndarray) -> np.ndarray:
     return np.where(keep, -safe * np.log2(safe), 0.0)
 
 
-def _dp(x: np.ndarray, p: np.ndarray, eps: float) -> float:
+def _dp(x: np.ndarray, p: np.ndarray, eps: float, best: Callable[..., Any] = np.min) -> float:
     """The paper's dynamic program (Algorithm 1) for one ``eps``.
 
     ``H(eps, i) = min_{j <= i, x_i - x_j <= eps} H(eps, j-1) + a(j, i)`` with
-    ``a(j, i) = q log2(1/q)``, ``q = p_j + ... + p_i``.
+    ``a(j, i) = q log2(1/q)``, ``q = p_j + ... + p_i`` (``best=np.max``: the maximising covering).
     """
     n = x.size
     cum = np.concatenate(([0.0], np.cumsum(p)))
@@ -67,11 +79,16 @@ def _dp(x: np.ndarray, p: np.ndarray, eps: float) -> float:
         # windows ending at value i: start j from lo..i (1-based), lo the first with x_i - x_j <= eps
         lo = int(np.searchsorted(x, x[i - 1] - eps, side="left")) + 1
         j = np.arange(lo, i + 1)
-        h[i] = np.min(h[j - 1] + _plogp(cum[i] - cum[j - 1]))
+        h[i] = best(h[j - 1] + _plogp(cum[i] - cum[j - 1]))
     return float(max(h[n], 0.0))
 
 
-def min_entropy(values, probs, eps) -> float:
+def _slack(x: np.ndarray) -> float:
+    """Tiny slack so that an eps equal to a difference computed in floating point covers it."""
+    return 1e-12 * max(1.0, float(np.abs(x).max()))
+
+
+def min_entropy(values: Any, probs: Any, eps: float) -> float:
     """H(eps): the minimum entropy (bits) over coverings by windows of span <= ``eps``.
 
     Parameters
@@ -90,18 +107,58 @@ def min_entropy(values, probs, eps) -> float:
     """
     x, p = _check_input(values, probs)
     e = check_real("eps", eps, low=0)
-    # Tiny slack so that eps equal to a difference computed in floating point counts as covering it.
-    return _dp(x, p, e + 1e-12 * max(1.0, float(np.abs(x).max())))
+    return _dp(x, p, e + _slack(x))
 
 
-def breakpoints(values) -> np.ndarray:
+def max_entropy(values: Any, probs: Any, eps: float) -> float:
+    """The *maximum* entropy (bits) over the same coverings as :func:`min_entropy`.
+
+    The seed's problem statement says H(eps) is "maximised"; this is that reading, computed
+    by the same dynamic program with max in place of min. Keeping every value in its own
+    window is always allowed and merging never raises entropy, so it equals ``H(0)`` for
+    every ``eps``: the printed H(eps) of the appendix tell the two readings apart.
+    """
+    x, p = _check_input(values, probs)
+    e = check_real("eps", eps, low=0)
+    return _dp(x, p, e + _slack(x), best=np.max)
+
+
+def covering_entropy(values: Any, probs: Any, windows: Sequence[Sequence[float]]) -> tuple[float, float]:
+    """Entropy (bits) of one given covering, and its widest window's span.
+
+    Parameters
+    ----------
+    values, probs : array_like, shape (n,)
+        As for :func:`min_entropy`.
+    windows : sequence of sequences of float
+        The covering: contiguous groups of the values, in order, together holding every value once.
+
+    Returns
+    -------
+    (float, float)
+        The entropy of the merged probabilities and ``max(window) - min(window)`` of the widest window
+        (the covering is allowed for every eps at least that large).
+    """
+    x, p = _check_input(values, probs)
+    flat = [float(v) for w in windows for v in w]
+    if not all(len(w) for w in windows) or flat != x.tolist():
+        raise PrivlabError(f"windows must split the values {x.tolist()} into non-empty contiguous groups, in order")
+    q, span, start = [], 0.0, 0
+    for w in windows:
+        q.append(float(p[start : start + len(w)].sum()))
+        span = max(span, float(w[-1]) - float(w[0]))
+        start += len(w)
+    return float(_plogp(np.asarray(q)).sum()), span
+
+
+def breakpoints(values: Any) -> np.ndarray:
     """The sorted distinct pairwise differences ``x_j - x_i`` (``j >= i``), starting at 0."""
     x = _check_values(values)
     d = (x[None, :] - x[:, None])[np.triu_indices(x.size)]
     return np.unique(d)
 
 
-def entropy_curve(values, probs) -> tuple[np.ndarray, np.ndarray]:
+def entropy_curve(values: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
     """The exact step function ``H(eps)``.
 
     Returns
@@ -113,12 +170,12 @@ def entropy_curve(values, probs) -> tuple[np.ndarray, np.ndarray]:
     """
     x, p = _check_input(values, probs)
     eps = breakpoints(x)
-    tol = 1e-12 * max(1.0, float(np.abs(x).max()))
+    tol = _slack(x)
     h = np.array([_dp(x, p, e + tol) for e in eps])
     return eps, h
 
 
-def cae(values, probs) -> tuple[float, float]:
+def cae(values: Any, probs: Any) -> tuple[float, float]:
     """CAE = ``(H0, A)``: initial entropy and the exact area under ``H(eps)``.
 
     ``A = sum_k H[k] (eps[k+1] - eps[k])`` over the breakpoints of :func:`entropy_curve`.
@@ -130,7 +187,7 @@ def cae(values, probs) -> tuple[float, float]:
 # ---------------------------------------------------------------------------------------
 # Batched form: many distributions over one shared grid
 # ---------------------------------------------------------------------------------------
-def entropy_curves(values, probs, *, chunk: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+def entropy_curves(values: Any, probs: Any, *, chunk: int = 1024) -> tuple[np.ndarray, np.ndarray]:
     """``H(eps)`` of many distributions over one value grid, vectorised over the batch.
 
     Parameters
@@ -162,7 +219,7 @@ def entropy_curves(values, probs, *, chunk: int = 1024) -> tuple[np.ndarray, np.
         raise PrivlabError(f"probs rows must sum to 1 (within 1e-9); row {row} sums to {sums[row]!r}")
     eps = breakpoints(x)
     m = x.size
-    tol = 1e-12 * max(1.0, float(np.abs(x).max()))
+    tol = _slack(x)
     # lo[k, i]: first window start (0-based) allowed for a window ending at i at level k
     lo = np.searchsorted(x, x[None, :] - (eps[:, None] + tol), side="left")
     out = np.empty((P.shape[0], eps.size))
@@ -185,7 +242,7 @@ def entropy_curves(values, probs, *, chunk: int = 1024) -> tuple[np.ndarray, np.
     return eps, out
 
 
-def cae_batch(values, probs, *, chunk: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+def cae_batch(values: Any, probs: Any, *, chunk: int = 1024) -> tuple[np.ndarray, np.ndarray]:
     """``(H0, A)`` of every row of ``probs`` over the shared grid ``values`` (see :func:`entropy_curves`).
 
     Returns

@@ -1,0 +1,250 @@
+"""The Monte Carlo of Figures 2 and 4: mean CAE per SK size, over repetitions of a technique.
+
+For every SK size s, every attribute set of that size and every value combination that
+occurs in the data, the intruder model of the released artifact gives a distribution over
+the confidential domain; its CAE (H0, area) is averaged over the combinations of the set,
+then over the sets of size s (`repetition_rows`, one repetition), then over the
+repetitions (`summarise`) - "averaged over all samples, all attributes and all values".
+Beside each mean, the records their SK identifies uniquely are averaged separately and
+compared with their exact expectation (`privlab.cae.exact`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import PrivlabError, check_int
+from .data import SKData
+from .measure import cae_batch
+from .techniques import SDCTechnique
+
+__all__ = ["unique_rows", "cae_rows", "repetition_rows", "labelled_rows", "summarise", "run_series", "SUMMARY_COLUMNS"]
+
+
+def unique_rows(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of ``P`` and the inverse map, via a 64-bit hash of the rows' bits.
+
+    Exact: the result is verified row by row, with ``np.unique(axis=0)`` as the fallback.
+    """
+    bits = (P + 0.0).view(np.uint64)  # + 0.0 turns -0.0 into 0.0
+    mult = np.random.default_rng(12345).integers(1, 2**63, size=P.shape[1], dtype=np.uint64) | np.uint64(1)
+    with np.errstate(over="ignore"):
+        # splitmix64-style mixing per entry first: float bit patterns differ mostly in high
+        # bits, which a plain multiply-and-add modulo 2^64 would lose
+        x = bits * mult
+        x ^= x >> np.uint64(31)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+        h = x.sum(axis=1, dtype=np.uint64)
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    uniq = P[first]
+    if not np.array_equal(uniq[inverse.ravel()], P):  # a hash collision: fall back to the exact sort
+        uniq, inverse = np.unique(P, axis=0, return_inverse=True)
+    return uniq, inverse.ravel()
+
+
+def cae_rows(blocks: Sequence[np.ndarray], grid: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """CAE ``(H0, area)`` of every row of every block, each distinct distribution evaluated once;
+    also the number of distinct rows."""
+    P = np.ascontiguousarray(np.concatenate(list(blocks), axis=0))
+    uniq, inverse = unique_rows(P)
+    h0, area = cae_batch(grid, uniq)
+    return h0[inverse], area[inverse], uniq.shape[0]
+
+
+def repetition_rows(
+    data: SKData, technique: SDCTechnique, level: float, rep: int, seed: Any, lp_check_records: int = 0
+) -> list[dict[str, Any]]:
+    """One released artifact (one repetition): mean CAE per SK size.
+
+    Parameters
+    ----------
+    data : SKData
+        The coded data set and its SK attribute sets.
+    technique : SDCTechnique
+        Releases the artifact (`SDCTechnique.release`) and hands it to its checker.
+    level : float
+        The technique's parameter.
+    rep : int
+        The repetition's number (copied to the rows).
+    seed : SeedSequence
+        Drives the release (and the checker's choice of records).
+    lp_check_records : int
+        Query restriction: records whose bounds the checker re-derives by LP.
+
+    Returns
+    -------
+    list of dict
+        One row per SK size: ``sk_size, rep, H0, area, n_sets, n_combinations,
+        n_distinct_shared, n_unique, H0_unique, area_unique, H0_unique_exact,
+        area_unique_exact, H0_unique_exact_var, area_unique_exact_var, artifact_violation``.
+    """
+    rep = check_int("rep", rep, low=0)
+    lp_check_records = check_int("lp_check_records", lp_check_records, low=0)
+    grid, n, codes = data.grid, data.n, data.codes[:, 0]
+    release = technique.release(data, level, seed)
+    violation = technique.check(data, release, level, seed, lp_check_records)
+    moments = technique.exact_unique(level, n, grid)
+    ex_h0, ex_area = moments[:2]
+    everyone = np.arange(n)
+    # a combination matched by one record leaves the intruder that record's own distribution:
+    # evaluate those n distributions once, and full rows only for the shared combinations
+    rec_h0, rec_area, _ = cae_rows([release.probs(everyone, n, everyone)], grid)
+    blocks, owners = [], []
+    for size, entries in data.sets.items():
+        for entry in entries:
+            groups, G = entry.groups, entry.n_groups
+            sizes = np.bincount(groups, minlength=G)
+            multi = sizes > 1
+            recs = np.flatnonzero(multi[groups])
+            new_id = np.cumsum(multi) - 1
+            if recs.size:
+                blocks.append(release.probs(new_id[groups[recs]], int(multi.sum()), recs))
+            owners.append((size, groups, G, sizes))
+    h0m, aream, n_distinct = cae_rows(blocks, grid) if blocks else (np.zeros(0), np.zeros(0), 0)
+    by_size: dict[int, list[tuple]] = {}
+    start = 0
+    for size, groups, G, sizes in owners:
+        rec_of_group = np.empty(G, dtype=np.int64)
+        rec_of_group[groups] = everyone
+        single = np.flatnonzero(sizes == 1)
+        multi_ids = np.flatnonzero(sizes > 1)
+        h0 = np.empty(G)
+        area = np.empty(G)
+        h0[single], area[single] = rec_h0[rec_of_group[single]], rec_area[rec_of_group[single]]
+        h0[multi_ids], area[multi_ids] = h0m[start : start + multi_ids.size], aream[start : start + multi_ids.size]
+        start += multi_ids.size
+        # the record of each singleton combination: its code gives the exact expectation
+        c1 = codes[rec_of_group[single]]
+        by_size.setdefault(size, []).append(
+            (h0.mean(), area.mean(), G, h0[single], area[single], ex_h0[c1], ex_area[c1], rec_of_group[single])
+        )
+    rows = []
+    for size, vals in by_size.items():
+        u = [np.concatenate([v[k] for v in vals]) for k in (3, 4, 5, 6, 7)]
+        nu = u[0].size
+        var = technique.exact_unique_var(level, n, u[4], codes, moments) if nu else (np.nan, np.nan)
+        rows.append(
+            {
+                "sk_size": size,
+                "rep": rep,
+                "H0": float(np.mean([v[0] for v in vals])),
+                "area": float(np.mean([v[1] for v in vals])),
+                "n_sets": len(vals),
+                "n_combinations": int(sum(v[2] for v in vals)),
+                "n_distinct_shared": n_distinct,
+                "n_unique": nu,
+                "H0_unique": float(u[0].mean()) if nu else np.nan,
+                "area_unique": float(u[1].mean()) if nu else np.nan,
+                "H0_unique_exact": float(u[2].mean()) if nu else np.nan,
+                "area_unique_exact": float(u[3].mean()) if nu else np.nan,
+                "H0_unique_exact_var": float(var[0]),
+                "area_unique_exact_var": float(var[1]),
+                "artifact_violation": violation,
+            }
+        )
+    return rows
+
+
+SUMMARY_COLUMNS = ("dataset", "technique", "param", "sk_size")
+
+
+def summarise(long: pd.DataFrame, repetitions: int) -> pd.DataFrame:
+    """Mean over the repetitions per (dataset, technique, param, SK size), with standard errors.
+
+    ``long`` holds the rows of `repetition_rows` labelled with ``dataset``, ``technique`` and
+    ``param``. The Monte Carlo standard error of a mean is the sample s.d. over the
+    ``repetitions`` divided by its square root (`privlab.stats.mean_se`, computed here by
+    pandas' grouped s.d., which the committed references hold to the last bit); the exact one
+    of the uniquely identified records' mean is the square root of the exact variance over
+    ``repetitions``.
+    """
+    R = check_int("repetitions", repetitions, low=1)
+    missing = [c for c in SUMMARY_COLUMNS if c not in long.columns]
+    if missing:
+        raise PrivlabError(f"long must have the columns {list(SUMMARY_COLUMNS)}; missing {missing}")
+    agg = (
+        long.groupby(list(SUMMARY_COLUMNS), sort=False)
+        .agg(
+            H0=("H0", "mean"),
+            H0_sd=("H0", "std"),
+            area=("area", "mean"),
+            area_sd=("area", "std"),
+            n_sets=("n_sets", "first"),
+            n_combinations=("n_combinations", "first"),
+            n_distinct_shared_mean=("n_distinct_shared", "mean"),
+            H0_unique=("H0_unique", "mean"),
+            H0_unique_sd=("H0_unique", "std"),
+            H0_unique_exact=("H0_unique_exact", "mean"),
+            area_unique=("area_unique", "mean"),
+            area_unique_sd=("area_unique", "std"),
+            area_unique_exact=("area_unique_exact", "mean"),
+            H0_unique_exact_var=("H0_unique_exact_var", "mean"),
+            area_unique_exact_var=("area_unique_exact_var", "mean"),
+            n_unique_mean=("n_unique", "mean"),
+            artifact_violation=("artifact_violation", "max"),
+        )
+        .reset_index()
+    )
+    for col in ("H0_unique", "area_unique"):
+        agg[f"{col}_se"] = agg.pop(f"{col}_sd").fillna(0.0) / math.sqrt(R)
+        agg[f"{col}_exact_se"] = np.sqrt(agg.pop(f"{col}_exact_var") / R)
+    agg["H0_se"] = agg.pop("H0_sd").fillna(0.0) / math.sqrt(R)
+    agg["area_se"] = agg.pop("area_sd").fillna(0.0) / math.sqrt(R)
+    agg["repetitions"] = R
+    return agg
+
+
+def labelled_rows(task: tuple[dict[str, Any], tuple]) -> list[dict[str, Any]]:
+    """`repetition_rows` of ``task = (label, args)``, each row prefixed with the ``label`` columns
+    (the worker function of `run_series`)."""
+    label, args = task
+    return [{**label, **row} for row in repetition_rows(*args)]
+
+
+def run_series(
+    data: Mapping[str, SKData],
+    techniques: Sequence[tuple[str, SDCTechnique]],
+    repetitions: int,
+    *,
+    seed_sequence: Callable[..., np.random.SeedSequence],
+    map_fn: Callable[[Callable[..., Any], list], list] | None = None,
+    lp_check_records: int = 0,
+) -> pd.DataFrame:
+    """Every data set x technique x level x repetition, summarised (`summarise`).
+
+    Parameters
+    ----------
+    data : mapping
+        Data-set name -> its `SKData`, in the table's order.
+    techniques : sequence of (label, SDCTechnique)
+        The table's ``technique`` label of each, in the table's order; each runs at its levels.
+    repetitions : int
+        Released artifacts per (data set, technique, level).
+    seed_sequence : callable
+        ``seed_sequence(data set, label, level, repetition)`` -> the SeedSequence of that artifact
+        (e.g. ``RunContext.seed_sequence``): results never depend on the order of execution.
+    map_fn : callable, optional
+        ``map(fn, items) -> list`` in order, e.g. a parallel map (``RunContext.map``); serial otherwise.
+    lp_check_records : int
+        Query restriction: records per shuffle whose bounds the checker re-derives by LP.
+    """
+    R = check_int("repetitions", repetitions, low=1)
+    series = [(label, float(level), t) for label, t in techniques for level in t.levels]
+    if len({s[:2] for s in series}) < len(series):
+        raise PrivlabError("mechanism: two techniques with the same label share a level; give one another label")
+    tasks = []
+    for ds, d in data.items():
+        for label, level, technique in series:
+            for rep in range(R):
+                args = (d, technique, level, rep, seed_sequence(ds, label, level, rep), lp_check_records)
+                tasks.append(({"dataset": ds, "technique": label, "param": level}, args))
+    chunks = map_fn(labelled_rows, tasks) if map_fn is not None else [labelled_rows(t) for t in tasks]
+    return summarise(pd.DataFrame([r for chunk in chunks for r in chunk]), R)

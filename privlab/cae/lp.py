@@ -1,0 +1,52 @@
+"""The paper's linear programs for query restriction: the min and max of one record's value
+subject to the released answers and the domain bounds, solved generically with SciPy's HiGHS.
+
+Used by `QueryRestriction.bounds` (``method="lp"``) and by the artifact checker; it shares
+nothing with the structural method of `QueryRestriction`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validation import PrivlabError, check_array, check_real
+
+__all__ = ["lp_bounds"]
+
+
+def lp_bounds(A: Any, b: Any, d_min: float, d_max: float, records: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Min and max of each ``r_i`` (i in ``records``) subject to ``A r = b``, ``d_min <= r <= d_max``.
+
+    A generic path through SciPy's HiGHS (two LPs per record), sharing nothing with the
+    structural method of :class:`QueryRestriction`.
+
+    Parameters
+    ----------
+    A : array_like or scipy sparse matrix, shape (k, n)
+    b : array_like, shape (k,)
+    d_min, d_max : float
+        Box bounds of every unknown.
+    records : array_like of int
+        The unknowns to bound.
+    """
+    from scipy.optimize import linprog
+
+    lo = check_real("d_min", d_min)
+    hi = check_real("d_max", d_max, low=lo)
+    n = A.shape[1]
+    records = check_array("records", records, dtype=np.int64, min_size=0)
+    if records.size and (records.min() < 0 or records.max() >= n):
+        raise PrivlabError(f"records must be indices in [0, {n - 1}]")
+    L = np.empty(records.size)
+    U = np.empty(records.size)
+    for out, i in enumerate(records):
+        c = np.zeros(n)
+        for sense, dest in ((1.0, L), (-1.0, U)):
+            c[i] = sense
+            res = linprog(c, A_eq=A, b_eq=b, bounds=(lo, hi), method="highs")
+            if res.status != 0:
+                raise RuntimeError(f"LP for record {i} failed: {res.message}")
+            dest[out] = sense * res.fun
+    return L, U
