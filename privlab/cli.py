@@ -317,22 +317,27 @@ def cmd_check(args) -> int:
     from . import check
 
     exps = registry.select(args.ids, paper=args.paper)
+    if args.profile not in runner.PROFILES:
+        raise PrivlabError(f"--profile must be one of {', '.join(runner.PROFILES)}; got {args.profile!r}")
     given = Path(args.reference) if args.reference else None
     if given is not None and args.update:
         store.probe_writable(given, "--reference")
     elif given is not None and not given.is_dir():
         raise PrivlabError(f"--reference {given} is not a directory")
-    configs = [(exp, runner.compose(exp.id, [], profile="quick")) for exp in exps]
+    paper_scale = args.profile == "paper"
+    configs = [(exp, runner.compose(exp.id, [], profile=args.profile)) for exp in exps]
     width = max((len(e.id) for e in exps), default=10)
     print(f"{'experiment':<{width}}  {'status':<8}  {'seconds':>7}  detail", flush=True)
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
+        # quick: every table recomputed in a fresh directory; paper scale: into the results directory,
+        # reusing a complete result of the same config, seed and code (privlab reproduce --profile paper)
+        work = runner.default_results_dir() if paper_scale else Path(tmp)
         for exp, cfg in configs:  # rows stream out as experiments finish
-            ref_dir = given or runner.reference_dir(exp)
-            ctx = runner.make_context(cfg, Path(tmp), log=lambda m: None)
+            ref_dir = given or reference_for(exp, args.profile)
             start = time.perf_counter()
             try:
-                table = runner.run_table(exp, cfg, ctx)
+                table = _checked_table(exp, cfg, work, reuse=paper_scale)
             except KeyboardInterrupt:
                 raise
             except Exception as exc:  # a fault in one experiment is its row, not the end of the check
@@ -351,6 +356,23 @@ def cmd_check(args) -> int:
     if bad:
         _fail(f"{bad} of {len(configs)} experiment(s) drifted from their references", 1)
     return 0
+
+
+def reference_for(exp, profile: str) -> Path:
+    """Quick-profile references in results/reference/, paper-profile ones in results/reference/paper/."""
+    base = runner.reference_dir(exp)
+    return base / "paper" if profile == "paper" else base
+
+
+def _checked_table(exp, cfg, work: Path, *, reuse: bool):
+    import pandas as pd
+
+    out_dir = work / exp.paper / exp.name
+    if reuse and runner.is_complete(out_dir, cfg, exp):
+        return pd.read_csv(out_dir / "result.csv")
+    if reuse:
+        return runner.execute(exp.id, cfg, results_dir=work, log=lambda m: None).table
+    return runner.run_table(exp, cfg, runner.make_context(cfg, work, log=lambda m: None))
 
 
 # ---------------------------------------------------------------------------------------
@@ -572,6 +594,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ids", nargs="*", help="experiment ids (default: all)")
     p.add_argument("--paper", help="only this paper")
     p.add_argument("--update", action="store_true", help="rewrite the references instead of comparing")
+    p.add_argument(
+        "--profile",
+        default="quick",
+        help="quick (default) or paper: compare full-scale results with "
+        "results/reference/paper/, reusing complete results of 'privlab reproduce --profile paper'",
+    )
     p.add_argument("--reference", help="reference directory (default: results/reference/)")
     p = sub.add_parser(
         "epsilon",
