@@ -1,4 +1,6 @@
-"""LPB paper (seed 003): Tables I-II and Figures 1-5 on UCI Adult, plus a breach simulation.
+"""LPB paper (seed 003): Tables I-II and Figures 1-5 on UCI Adult, a breach simulation, the
+displayed formulas re-derived, the description of Adult checked, Figure 5's "same effect as
+eps-DP" made checkable, and real-data twins of Table II and Figure 1 on ACS person records.
 
 The science lives in `privlab.lpb`; the paper's printed values and statements in the
 ``printed:`` blocks of ``conf/experiment/lpb/``. This module joins them: config in,
@@ -12,14 +14,15 @@ import pandas as pd
 
 from privlab import PrivlabError, lpb
 from privlab import claims as cl
-from privlab.lpb import figures
+from privlab.lpb import derivations, figures
 from privlab.params import Choice, Int, List, MapOf, Real, Str
 from privlab.registry import Paper, Tolerance, experiment
 
 PAPER = Paper("Ouyang, Yin, Liu - Limiting Privacy Breaches in Differential Privacy", seed="003_bcd9c4aebb45eb59.txt")
 
 PROB, POS = Real(0, 1, low_open=True, high_open=True), Real(0, low_open=True)
-ADULT = {"attributes": List(Str(), unique=True), "panels": MapOf(List(PROB))}
+# stands_for: on a real-data twin, the data set's column -> the paper's Adult attribute it stands in for
+ADULT = {"attributes": List(Str(), unique=True), "panels": MapOf(List(PROB)), "stands_for": MapOf(Str(), min_len=0)}
 N_QUERIES = Int(4, 10**8, limit="noise draws held in memory")
 MC_TOL = {"mc": Tolerance(se="mc_se", k=5)}
 NR_FIGURES = {f"fig{n}_{a.replace('-', '_')}": figures.noise_ratio(a, n) for a, n in figures.NR_PANELS}
@@ -31,7 +34,18 @@ def _summaries(cfg, ctx, attributes) -> dict[str, dict]:
     for a in attributes:
         if a not in data.columns:
             raise PrivlabError(f"attributes must be columns of {cfg.dataset.name}; got {a!r}")
-    return {a: lpb.attribute_summary(data[a].to_numpy(dtype=float)) for a in attributes}
+    # records without a value (ACS's "N", not applicable) are left out; Adult's numeric columns have none
+    return {a: lpb.attribute_summary(data[a].dropna().to_numpy(dtype=float)) for a in attributes}
+
+
+def _paper_name(cfg, a: str) -> str:
+    """The paper's name for attribute ``a`` (a twin's column stands in for an Adult attribute)."""
+    return str(cfg.stands_for.get(a, a))
+
+
+def _stand_in(cfg, a: str) -> str:
+    """The note of a twin's claim: which column stands in for which Adult attribute."""
+    return f"{cfg.dataset.name} column {a} stands in for Adult's {cfg.stands_for[a]}" if a in cfg.stands_for else ""
 
 
 def _panels(cfg) -> dict:
@@ -93,6 +107,16 @@ def _(df, cfg):
             cl.printed_value(cl.each(p[c], f"value {v}", pv), got)
             for v, pv, got in zip(df.value, p[c]["values"], df[c])
         ]
+    out += [
+        cl.equal(cl.each(p.data_set, f"value {v}", pv), got)
+        for v, pv, got in zip(df.value, p.data_set["values"], df.data_set)
+    ]
+    for v, pv, got in zip(df.value, p.true_mean["values"], df.true_mean):
+        den = int(str(pv).split("/")[1])  # shown over the printed denominator: 8/4, not 2
+        out.append(cl.equal(cl.each(p.true_mean, f"value {v}", pv), f"{got * den:g}/{den}"))
+    out.append(cl.equal(p.uniform_prior, f"1/{len(df)}"))
+    out += [cl.printed_value(p.mean10, df.true_mean.iloc[-1]), cl.printed_value(p.noise10, df.noise.iloc[-1])]
+    out.append(cl.printed_value(p.posterior10, df.posterior.iloc[-1]))
     dens = lpb.laplace_density(np.asarray(df.printed_noise, float), delta / eps)
     ok = all(cl.rounds_to(a, b) for a, b in zip(p.density["values"], dens))
     out.append(cl.statement(p.densities_follow, ok, reproduced=_yes(ok), rule="Laplace density of each printed noise"))
@@ -114,26 +138,34 @@ def _(df, cfg):
 def table2(cfg, ctx):
     rows = []
     for a, s in _summaries(cfg, ctx, cfg.attributes).items():
-        p = cfg.printed[a]
+        p = cfg.printed[_paper_name(cfg, a)]  # a twin's column shows the printed row of the attribute it stands for
         s.pop("range")
         rows.append({"attribute": a, **s, "printed_max": p.max, "printed_min": p.min})
         rows[-1].update(printed_sensitivity=float(p.sensitivity), printed_rg=float(p.rg))
     return pd.DataFrame(rows)
 
 
+TABLE2_TEXT = {"max": "max", "min": "min", "sensitivity": "sensitivity (max-min)/n", "rg": "random-guess rate 1/|U|"}
+
+
 @table2.claims
 def _(df, cfg):
-    out, rate_of = [], {int(r.universe_size): r.attribute for r in df.itertuples()}
+    out, rate_of, figure_of = [], {int(r.universe_size): r.attribute for r in df.itertuples()}, dict(figures.NR_PANELS)
     for r in df.itertuples():
-        p, a = cfg.printed[r.attribute], r.attribute
-        out += [cl.equal(f"{a} {c} (Table II)", f"{getattr(r, c):g}", printed=f"{p[c]:g}") for c in ("max", "min")]
+        a, name = r.attribute, _paper_name(cfg, r.attribute)
+        p, n, item = cfg.printed[name], figure_of.get(name), _table2_items(cfg, name)
+        if a in cfg.stands_for:  # a real-data twin: the printed values describe Adult, not this data set
+            note = f"{_stand_in(cfg, a)}; the printed value is Adult's, not comparable"
+            shown = {"max": f"{r.max:g}", "min": f"{r.min:g}", "sensitivity": f"{r.sensitivity:.3g}"}
+            shown["rg"] = f"{r.rg:.3g} (1/{r.universe_size})"
+            out += [cl.info(item[c], shown[c], printed=f"{p[c]}", note=note) for c in TABLE2_TEXT]
+            if n is not None:
+                out.append(cl.info(item["panel"], shown["rg"], printed=f"{cfg.panels[name][0]:g}", note=note))
+            continue
+        out += [cl.equal(item[c], f"{getattr(r, c):g}", printed=f"{p[c]:g}") for c in ("max", "min")]
         tenfold = cl.rounds_to(float(p.sensitivity) / 10, r.sensitivity, cl.decimals_of(p.sensitivity) + 1)
         why = "10x the recomputed value: a misplaced decimal point" if tenfold else ""
-        out.append(
-            cl.printed_value(
-                f"{a} sensitivity (max-min)/n (Table II)", r.sensitivity, printed=p.sensitivity, if_disagree=why
-            )
-        )
+        out.append(cl.printed_value(item["sensitivity"], r.sensitivity, printed=p.sensitivity, if_disagree=why))
         k = round(1 / float(p.rg))
         if rate_of.get(k, a) != a:
             why = f"1/{k} is the rate of {rate_of[k]}: the RG cells of education-num and hours-per-week are swapped"
@@ -144,12 +176,21 @@ def _(df, cfg):
                 else ""
             )
         shown = f"{r.rg:.4f} (1/{r.universe_size})"
-        out.append(
-            cl.printed_value(
-                f"{a} random-guess rate 1/|U| (Table II)", r.rg, printed=p.rg, reproduced=shown, if_disagree=why
-            )
-        )
+        out.append(cl.printed_value(item["rg"], r.rg, printed=p.rg, reproduced=shown, if_disagree=why))
+        if n is not None:  # the first panel of Figures 2-4 sits at the attribute's random-guess rate
+            pv = f"{cfg.panels[a][0]:g}"
+            k = round(1 / float(pv))
+            why = f"1/{k}: |U| taken as max - min, as in Table II" if k == r.universe_size - 1 else ""
+            out.append(cl.printed_value(item["panel"], r.rg, printed=pv, reproduced=shown, if_disagree=why))
     return out
+
+
+def _table2_items(cfg, name: str) -> dict[str, dict[str, str]]:
+    """Table II's claims of one attribute (and its Figure 2-4 panel (a)), with their ledger items."""
+    led, n = cfg.printed.ledger, dict(figures.NR_PANELS).get(name)
+    items = {c: {"claim": f"{name} {text} (Table II)", "ledger": led[c]} for c, text in TABLE2_TEXT.items()}
+    claim = f"Figure {n} panel (a): rho1 = {name}'s random-guess rate 1/|U|"
+    return {**items, "panel": {"claim": claim, "where": "Figures 2-4 captions", "ledger": f"fig{n}.panel_a"}}
 
 
 # --- Figure 1: lambda vs rho1 -------------------------------------------------------------
@@ -183,14 +224,11 @@ def fig1_lambda(cfg, ctx):
 def _(df, cfg):
     out, p = [], cfg.printed
     for a, g in df.groupby("attribute", sort=False):
-        above = g[g.rho1 > 1.0 / g.universe_size.iloc[0]]["lambda"]
-        out.append(cl.monotone(cl.each(p.increases, a, p.increases.value), g["lambda"]))
-        out.append(
-            cl.info(
-                cl.each(p.di_less, a, p.di_less.value),
-                f"lambda_DI = {g.lambda_di.iloc[0]:.3g}, LPB's {above.min():.3g}..",
-            )
-        )
+        above, name, note = g[g.rho1 > 1.0 / g.universe_size.iloc[0]]["lambda"], _paper_name(cfg, a), _stand_in(cfg, a)
+        out.append(cl.monotone(cl.each(p.increases, name, p.increases.value), g["lambda"], note=note))
+        shown = f"lambda_DI = {g.lambda_di.iloc[0]:.3g}, LPB's {above.min():.3g}.." if len(above) else "no rho1 > 1/|U|"
+        di_note = "; ".join(x for x in (p.di_less.note, note) if x)
+        out.append(cl.info(cl.each(p.di_less, name, p.di_less.value), shown, note=di_note))
     lo, hi = p.caption.text_rho1
     return [*out, cl.equal(p.caption, f"{lo:g}..{hi:g}", printed=f"{p.caption.value:g}")]
 
@@ -393,3 +431,135 @@ def _(df, cfg):
         why = f"not in the paper; no breach only where rho1 is near 1/|U| (a nearly uniform prior): {where or 'none'}"
         out.append(cl.info(p.capped_above, shown, note=why))
     return out
+
+
+# --- The displayed formulas, re-derived ------------------------------------------------------
+def _formula_row(task):
+    key, check, expr, options = task
+    return {"case": key, **derivations.check(check, expr, case=key, **options).row()}
+
+
+@experiment(
+    artifact="Sections I-V (formulas)",
+    summary="Every displayed formula re-derived (sympy, or a grid against the defining probabilities) beside "
+    "the printed one, and the in-text numbers recomputed from their stated inputs",
+    keys=("case",),
+    params={
+        "gap_settings": List(List(PROB, min_len=2, max_len=2), min_len=2),
+        "belief_instance": {"rho1": PROB, "rho2": PROB},
+    },
+)
+def formulas(cfg, ctx):
+    p = cfg.printed
+    tasks = [(k, e.check, e.expr, dict(e.get("options") or {})) for k, e in p.formulas.items()]
+    rows = ctx.map(_formula_row, tasks, desc="formulas")
+    for key, e in p.numbers.items():  # the paper's own arithmetic, evaluated
+        got = float(derivations.parse(e.expr, f"printed.numbers.{key}.expr").evalf())
+        rows.append({"case": key, "printed": e.expr, "derived": "evaluated", "instance": "the printed inputs"})
+        rows[-1].update(
+            printed_at=float(e.value), derived_at=got, match=cl.rounds_to(e.value, got), method="arithmetic"
+        )
+    return pd.DataFrame(rows)
+
+
+@formulas.claims
+def _(df, cfg):
+    p, out = cfg.printed, []
+    for r in df.itertuples():
+        if r.case in p.numbers:
+            out.append(cl.printed_value(p.numbers[r.case], r.derived_at))
+            continue
+        at = f"at {r.instance}: printed {r.printed_at:.4g}, derived {r.derived_at:.4g}"
+        out.append(cl.statement(p.formulas[r.case], bool(r.match), reproduced=f"{r.derived} ({at})", rule=r.method))
+    return out
+
+
+# --- What the paper says about Adult ---------------------------------------------------------
+@experiment(
+    artifact="Section V (data)",
+    summary="The paper's description of Adult (records, attributes and their types, age's universe) against the data",
+    keys=("fact",),
+    params={**ADULT, "class_label": Str()},
+)
+def data_description(cfg, ctx):
+    data = ctx.dataset(cfg.dataset)
+    attrs = [c for c in data.columns if c != cfg.class_label]
+    numeric = [c for c in attrs if pd.api.types.is_numeric_dtype(data[c])]
+    facts = {"records": f"{len(data):,}", "attributes": len(attrs), "numerical": len(numeric)}
+    facts |= {"categorical": len(attrs) - len(numeric), "numerical_names": ", ".join(numeric)}
+    facts |= {f"{a}_range": f"{data[a].min():g}~{data[a].max():g}" for a in cfg.attributes}
+    return pd.DataFrame({"fact": list(facts), "value": [str(v) for v in facts.values()]})
+
+
+@data_description.claims
+def _(df, cfg):
+    p, fact = cfg.printed, dict(zip(df.fact, df.value))
+    named = f"numerical: {fact['numerical_names']}; the class label {cfg.class_label} is not counted"
+    out = [cl.equal(p[k], fact[k], note=named if k != "records" else "") for k in ("records", "attributes")]
+    out += [cl.equal(p[k], fact[k], note=named) for k in ("categorical", "numerical")]
+    return [*out, cl.equal(p.age_universe, fact["age_range"])]
+
+
+# --- Figure 5's "same effect as eps-DP" ------------------------------------------------------
+def _vs_row(task):
+    label, args = task
+    return [{**label, **row} for row in lpb.lpb_vs_dp(*args)]
+
+
+@experiment(
+    artifact="Figure 5 (statement)",
+    summary="'LPB can achieve the same effect as eps-DP': eps-DP at LPB's eps gives LPB's noise, and eps-DP keeps "
+    "(rho1, rho2)-privacy exactly below LPB's eps",
+    keys=("attribute", "rho1", "rho2", "epsilon"),
+    figures={"fig5_lpb_vs_dp": figures.lpb_vs_dp},
+    mechanism_kind="noise_calibration",
+    one_mechanism=True,
+    params={
+        **ADULT,
+        "n_queries": N_QUERIES,
+        "rho2_grid": List(PROB),
+        "epsilons": List(POS),
+        "target_index": Int(),
+        "claims": {"alpha": PROB},
+    },
+    smoke=("n_queries=40",),
+)
+def fig5_lpb_vs_dp(cfg, ctx):
+    (calib,) = ctx.mechanisms(cfg.mechanism, kind="noise_calibration").values()
+    data, tasks = ctx.dataset(cfg.dataset), []
+    for a, panel in _panels(cfg).items():
+        col = data[a].dropna().to_numpy(dtype=float)
+        if not -col.size <= cfg.target_index < col.size:
+            raise PrivlabError(f"target_index must be in [{-col.size}, {col.size - 1}], got {cfg.target_index}")
+        known, values = np.delete(col, cfg.target_index), np.arange(col.min(), col.max() + 1)
+        for rho1, rho2 in ((float(r1), float(r2)) for r1 in panel for r2 in cfg.rho2_grid if r2 > r1):
+            seed = ctx.seed_sequence(a, rho1, rho2)
+            args = (values, known, rho1, rho2, list(cfg.epsilons), int(cfg.n_queries), seed, calib.impl)
+            tasks.append(({"attribute": a, "rho1": rho1, "rho2": rho2}, args))
+    return pd.DataFrame([r for chunk in ctx.map(_vs_row, tasks, desc="LPB vs eps-DP") for r in chunk])
+
+
+@fig5_lpb_vs_dp.claims
+def _(df, cfg):
+    p, at = cfg.printed, df[df.at_calibrated_eps]
+    k, gap = len(at), float(at.exact_quartile_gap.max())
+    adjusted = min(1.0, float(at.ks_p.min()) * k)  # Bonferroni over the settings
+    detail = f"smallest of {k} two-sample KS p-values x {k}; exact quartiles differ by at most {gap:.1e} of the range"
+    out = [cl.gof(p.same_noise, adjusted, alpha=cfg.claims.alpha, detail=detail)]
+    expected = df.epsilon >= df.eps_calibrated  # a breach exactly from the calibrated eps on (Definition 3: >= rho2)
+    against = int((df.breach != expected).sum())
+    below, above = df[~expected], df[expected]
+    shown = (
+        f"{against} of {len(df)} (setting, eps) pairs against it: no breach at {int((~below.breach).sum())} of "
+        f"{len(below)} eps below, breach at {int(above.breach.sum())} of {len(above)} at or above; worst posterior at "
+        f"the calibrated eps within {float((at.worst_posterior - at.rho2).abs().max()):.1e} of rho2"
+    )
+    return [*out, cl.statement(p.semantics, against == 0, reproduced=shown, rule="breach iff eps >= calibrated eps")]
+
+
+# --- Real-data twins on ACS person records -----------------------------------------------------
+table2.twin(
+    "table2_acs",
+    summary="Table II's rules on real ACS person records (AGEP, EDU, PINCP for age, education-num, hours-per-week)",
+)
+fig1_lambda.twin("fig1_lambda_acs", summary="Figure 1's lambda vs rho1 on real ACS person records (AGEP, EDU, PINCP)")

@@ -13,14 +13,16 @@ adversary          the informed adversary's exact posterior and its supremum ove
 breach             capped priors and the breach simulation (sampled beside exact)
 noise_ratio        Figures 2-5: noise-ratio box-plot statistics, sampled and exact
 example            Table I's worked example and Table II's attribute description
+equivalence        Figure 5's "same effect as eps-DP", as two checkable statements
+derivations        the displayed formulas re-derived (sympy, grids) beside the printed ones
 advice             ``privlab epsilon``: LPB's rule applied to a user's own column
 =================  =======================================================================
 
 Every function is pure: arrays and a seed in, arrays out.
 """
 
-from .advice import ADVICE_QUERIES, advise, lambda_curve, universe_of
 from .adversary import QUERIES, max_posterior, posteriors, query_answers, sensitivity
+from .advice import ADVICE_QUERIES, advise, lambda_curve, universe_of
 from .breach import PRIORS, breach_simulation, capped_prior, two_point_breach_rate
 from .calibration import (
     Calibration,
@@ -32,6 +34,7 @@ from .calibration import (
     laplace_scale,
     lpb_epsilon,
 )
+from .equivalence import lpb_vs_dp
 from .example import attribute_summary, response_matches, worked_example
 from .laplace import laplace_density, laplace_noise, laplace_quantile, laplace_variance
 from .noise_ratio import NR_STATS, noise_ratio_stats
@@ -64,6 +67,7 @@ __all__ = [
     "breach_simulation",
     "two_point_breach_rate",
     "noise_ratio_stats",
+    "lpb_vs_dp",
     "worked_example",
     "response_matches",
     "attribute_summary",

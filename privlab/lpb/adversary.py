@@ -18,6 +18,7 @@ from .._validation import (
     check_real,
     check_same_length,
 )
+from ._sizes import MAX_CELLS, MAX_WORK, check_cells
 
 __all__ = ["QUERIES", "query_answers", "sensitivity", "posteriors", "max_posterior"]
 
@@ -29,6 +30,8 @@ def query_answers(universe: np.ndarray, known: np.ndarray, query: str = "mean") 
     check_choice("query", query, QUERIES)
     u = check_array("universe", universe)
     k = check_array("known", known, min_size=0)
+    if query == "median":  # one median of len(known) + 1 values per candidate
+        check_cells("query median over universe x known", u.size, k.size + 1, MAX_WORK)
     if query == "mean":  # closed forms: exact and O(|U|) for a 48,842-row D'
         return (k.sum() + u) / (k.size + 1)
     if query == "sum":
@@ -40,6 +43,16 @@ def sensitivity(universe: np.ndarray, known: np.ndarray, query: str = "mean") ->
     """Delta over the universe as the paper takes it: ``max_u f(D_u) - min_u f(D_u)``."""
     answers = query_answers(universe, known, query)
     return float(answers.max() - answers.min())
+
+
+_DENSE = 4096  # max_posterior forms the whole kernel up to this many candidates
+
+
+def _universe(universe: np.ndarray) -> np.ndarray:
+    u = check_array("universe", universe)
+    if np.unique(u).size != u.size:
+        raise PrivlabError("universe values must be distinct")
+    return u
 
 
 def _prior(prior: np.ndarray | None, size: int) -> np.ndarray:
@@ -111,15 +124,14 @@ def posteriors(
     -------
     ndarray of shape (len(universe),) or (len(response), len(universe)).
     """
-    u = check_array("universe", universe)
-    if np.unique(u).size != u.size:
-        raise PrivlabError("universe values must be distinct")
+    u = _universe(universe)
+    r = check_array("response", response, ndim=None)
+    if r.ndim > 1:
+        raise PrivlabError(f"response must be a number or 1-dimensional, got shape {r.shape}")
+    check_cells("posteriors of response x universe", r.size, u.size)
     answers = query_answers(u, known, query)
     lam = _scale_for(answers, epsilon)
     p = _prior(prior, u.size)
-    r = np.asarray(response, dtype=float)
-    if not np.all(np.isfinite(r)):
-        raise PrivlabError("response must be finite")
     with np.errstate(divide="ignore"):
         logw = np.log(p) - _distances(r, answers) / lam
     return _normalise_log(logw)
@@ -134,10 +146,22 @@ def max_posterior(
     below it non-increasing, so the supremum is attained at r = f(D_u):
     ``p_u / sum_v p_v exp(-|f_u - f_v| / lam)``. The analytic counterpart of the
     breach simulation.
+
+    Up to 4,096 candidates the |U| x |U| kernel is formed at once; beyond, it is summed
+    over the prior's support in blocks of rows (|U| x support at most 10**10 pairs).
     """
-    u = check_array("universe", universe)
+    u = _universe(universe)
     answers = query_answers(u, known, query)
     lam = _scale_for(answers, epsilon)
     p = _prior(prior, u.size)
-    kernel = np.exp(-np.abs(answers[:, None] - answers[None, :]) / lam)
-    return p / (kernel @ p)
+    if u.size <= _DENSE:
+        kernel = np.exp(-np.abs(answers[:, None] - answers[None, :]) / lam)
+        return p / (kernel @ p)
+    support = np.flatnonzero(p > 0)
+    check_cells("max_posterior over universe x the prior's support", u.size, support.size, MAX_WORK)
+    a, w = answers[support], p[support]
+    step = max(1, MAX_CELLS // (10 * support.size))
+    total = np.concatenate(
+        [np.exp(-np.abs(answers[i : i + step, None] - a[None, :]) / lam) @ w for i in range(0, u.size, step)]
+    )
+    return p / total

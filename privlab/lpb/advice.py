@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import PrivlabError, check_array, check_choice, check_real
+from ._sizes import MAX_DRAWS, MAX_WORK, check_cells
 from .adversary import max_posterior, query_answers
 from .breach import capped_prior
 from .calibration import check_rhos, lpb_epsilon
@@ -43,6 +44,8 @@ def advise(
 
     The informed adversary knows every record but one; the worst-case prior puts rho1 on the
     largest candidate and the rest on the smallest (the prior that makes LPB's bound tight).
+    ``uniform_worst_posterior`` is NaN where a uniform prior exceeds rho1 (1/|U| > rho1) or
+    the universe is too large for the exact supremum (|U|^2 above 10**10 candidate pairs).
     """
     check_choice("query", query, ADVICE_QUERIES)
     r1, r2 = check_rhos(rho1, rho2)
@@ -68,7 +71,9 @@ def advise(
     statistic = float(np.mean(v) if query == "mean" else np.sum(v))
     worst = float(max_posterior(universe, known, eps, kind, prior=capped_prior("two_point", m, r1))[-1])
     # a uniform prior is capped at rho1 only when 1/|U| <= rho1; otherwise LPB promises nothing for it
-    uniform = float(max_posterior(universe, known, eps, kind).max()) if 1.0 / m <= r1 else math.nan
+    # (nor is it computed when |U|^2 candidate pairs are more than max_posterior visits)
+    small = m * m <= MAX_WORK
+    uniform = float(max_posterior(universe, known, eps, kind).max()) if 1.0 / m <= r1 and small else math.nan
     return {
         "query": query,
         "threshold": t,
@@ -93,4 +98,6 @@ def advise(
 def lambda_curve(delta: float, rho2: float, rho1s: np.ndarray) -> np.ndarray:
     """LPB's lambda at each rho1 (below rho2) for a query of sensitivity ``delta``."""
     d = check_real("delta", delta, low=0, low_open=True)
-    return np.array([d / lpb_epsilon(float(r), rho2) for r in rho1s])
+    grid = check_array("rho1s", rho1s)
+    check_cells("lambda_curve rho1s", grid.size, 1, MAX_DRAWS)
+    return np.array([d / lpb_epsilon(float(r), rho2) for r in grid])

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import PrivlabError, check_choice, check_int, check_real, rng_from
+from .._validation import PrivlabError, check_array, check_choice, check_int, check_real, rng_from
+from ._sizes import MAX_CELLS, MAX_DRAWS, check_cells, check_size
 from .adversary import max_posterior, posteriors, query_answers
+from .calibration import check_rhos
 
 __all__ = ["PRIORS", "capped_prior", "breach_simulation", "two_point_breach_rate"]
 
@@ -29,7 +31,7 @@ def capped_prior(kind: str, size: int, cap: float, seed: object = None) -> np.nd
     prior, and this is the prior that makes LPB's bound tight.
     """
     check_choice("prior", kind, PRIORS)
-    size = check_int("size", size, low=2)
+    size = check_size("size", size, low=2, high=MAX_DRAWS, why="prior entries held in memory")
     cap = check_real("cap", cap, low=0, high=1, low_open=True)
     if kind == "two_point":
         p = np.zeros(size)
@@ -86,10 +88,15 @@ def breach_simulation(
     supremum of their posterior, the largest posterior seen, the breach rate and whether
     each found a breach (posterior >= rho2, within 1e-9 for the sampled one).
     """
-    n_responses = check_int("n_responses", n_responses, low=1)
-    chunk = check_int("chunk", chunk, low=1)
+    u = check_array("universe", universe)
+    if np.unique(u).size != u.size or u.size < 2:
+        raise PrivlabError("universe must hold at least two distinct values")
+    rho1, rho2 = check_rhos(rho1, rho2)
+    epsilon = check_real("epsilon", epsilon, low=0, low_open=True)
+    n_responses = check_int("n_responses", n_responses, low=1, high=10**12)
+    chunk = check_size("chunk", chunk, low=1, high=MAX_DRAWS, why="responses held in memory")
+    check_cells("chunk x universe (posteriors held at once)", min(chunk, n_responses), u.size, MAX_CELLS)
     rng = rng_from(seed)
-    u = np.asarray(universe, dtype=float)
     p = capped_prior(prior, u.size, rho1, rng)
     answers = query_answers(u, known, "mean")
     lam = (answers.max() - answers.min()) / epsilon

@@ -84,8 +84,10 @@ class Calibration:
     def calibrate(self, delta: float, universe_size: int, rho1: float, rho2: float) -> tuple[float, float]:
         """``(epsilon, lambda)`` for a query of sensitivity ``delta`` over a universe of
         ``universe_size`` values, against (rho1, rho2) breaches (rules that ignore them do)."""
+        d = check_real("delta", delta, low=0, low_open=True)
+        check_int("universe_size", universe_size, low=2)
         eps = self.epsilon(universe_size, rho1, rho2)
-        return eps, check_real("delta", delta, low=0, low_open=True) / eps
+        return eps, d / eps
 
 
 @dataclass(frozen=True)

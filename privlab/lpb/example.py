@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_array, check_real
+from .._validation import PrivlabError, check_array, check_real, check_same_length
 from ..claims import rounds_to
 from .adversary import posteriors, query_answers, sensitivity
 from .laplace import laplace_density
@@ -17,6 +17,7 @@ def worked_example(
 ) -> dict[str, np.ndarray | float]:
     """Every column of Table I: f(D_u), the noise r - f(D_u), its Laplace density and the posterior."""
     eps = check_real("epsilon", epsilon, low=0, low_open=True)
+    response = check_real("response", response)
     answers = query_answers(universe, known, query)
     lam = sensitivity(universe, known, query) / eps
     noise = response - answers
@@ -35,9 +36,21 @@ def response_matches(printed_noise: list[str] | np.ndarray, answers: np.ndarray,
     Table I's text gives the response twice, differently; the noise column tells which one
     the table was computed with.
     """
-    return {
-        float(r): int(sum(rounds_to(pn, float(r) - a) for pn, a in zip(printed_noise, answers))) for r in candidates
-    }
+    texts = [str(v).strip() for v in np.atleast_1d(np.asarray(printed_noise, dtype=object))]
+    bad = [t for t in texts if not _is_number(t)]
+    if bad:
+        raise PrivlabError(f"printed_noise must hold numbers (as printed), got {bad[0]!r}")
+    a = check_array("answers", answers)
+    check_same_length("printed_noise", texts, "answers", a)
+    cands = check_array("candidates", candidates)
+    return {float(r): int(sum(rounds_to(pn, float(r) - v) for pn, v in zip(texts, a))) for r in cands}
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return bool(np.isfinite(float(text)))
+    except ValueError:
+        return False
 
 
 def attribute_summary(column: np.ndarray) -> dict[str, float | int]:

@@ -4,31 +4,33 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import PrivlabError, check_real, rng_from
+from .._validation import PrivlabError, check_array, check_real, rng_from
+from ._sizes import MAX_DRAWS, check_size
 
-__all__ = ["laplace_density", "laplace_quantile", "laplace_noise", "laplace_variance"]
+__all__ = ["MAX_DRAWS", "laplace_density", "laplace_quantile", "laplace_noise", "laplace_variance"]
 
 
 def laplace_density(x: float | np.ndarray, scale: float) -> np.ndarray:
     """Density of Lap(scale) at x: ``exp(-|x| / scale) / (2 scale)``."""
     s = check_real("scale", scale, low=0, low_open=True)
-    v = np.asarray(x, dtype=float)
+    v = check_array("x", x, ndim=None)
     return np.exp(-np.abs(v) / s) / (2 * s)
 
 
 def laplace_quantile(q: float | np.ndarray, scale: float) -> np.ndarray:
     """Quantile function of Lap(scale) (the exact counterpart of sampled noise)."""
     s = check_real("scale", scale, low=0, low_open=True)
-    p = np.asarray(q, dtype=float)
+    p = check_array("q", q, ndim=None)
     if np.any((p <= 0) | (p >= 1)):
         raise PrivlabError("q must lie in (0, 1)")
     return np.where(p < 0.5, s * np.log(2 * p), -s * np.log(2 - 2 * p))
 
 
 def laplace_noise(scale: float, size: int, seed: object = 0) -> np.ndarray:
-    """``size`` draws of Lap(scale); bias 0, variance 2 scale^2 (see `laplace_variance`)."""
+    """``size`` draws of Lap(scale) (0 .. `MAX_DRAWS`); bias 0, variance 2 scale^2 (see `laplace_variance`)."""
     s = check_real("scale", scale, low=0, low_open=True)
-    return rng_from(seed).laplace(0.0, s, size=size)
+    n = check_size("size", size, low=0, high=MAX_DRAWS, why="noise draws held in memory")
+    return rng_from(seed).laplace(0.0, s, size=n)
 
 
 def laplace_variance(scale: float) -> float:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_int, check_real
+from .._validation import check_real
 from ..stats import quantile_se
+from ._sizes import MAX_DRAWS, check_size
 from .laplace import laplace_noise, laplace_quantile
 
 __all__ = ["NR_STATS", "noise_ratio_stats"]
@@ -16,7 +17,8 @@ NR_STATS = ("q1", "median", "q3", "lower_fence", "upper_fence", "mean")
 def noise_ratio_stats(lam: float, u_range: float, n_queries: int, seed: object) -> list[dict[str, float | str]]:
     """Box-plot statistics of NR over ``n_queries`` responses: sampled (``mc``), exact
     (Laplace quantiles of NR ~ Lap(lam / range)) and each sampled statistic's standard error."""
-    n = check_int("n_queries", n_queries, low=4)
+    lam = check_real("lam", lam, low=0, low_open=True)
+    n = check_size("n_queries", n_queries, low=4, high=MAX_DRAWS, why="noise draws held in memory")
     width = check_real("u_range", u_range, low=0, low_open=True)
     nr = laplace_noise(lam, n, seed) / width
     s = lam / width
