@@ -211,21 +211,26 @@ class TwinRow:
 class TwinPair:
     original: str
     twin: str
-    synthetic_data: str
-    real_data: str
+    original_data: str
+    twin_data: str
     rows: list[TwinRow]
+    original_synthetic: bool = True  # the original runs on a synthetic stand-in (else both are real data)
 
     @property
     def anchor(self) -> str:
         return "twin-" + self.twin.replace("/", "-")
 
 
-def _outcome(synthetic: str, real: str) -> str:
+def _outcome(synthetic: str, real: str, original_synthetic: bool = True) -> str:
     if "info" in (synthetic, real) or "-" in (synthetic, real):
         return "not comparable" if "-" in (synthetic, real) else "not checkable on one side"
     if synthetic == real:
-        return "survives on real data" if synthetic == "agree" else "fails on both"
-    return "fails on real data" if synthetic == "agree" else "holds only on real data"
+        if synthetic == "agree":
+            return "survives on real data" if original_synthetic else "holds on both data sets"
+        return "fails on both"
+    if original_synthetic:
+        return "fails on real data" if synthetic == "agree" else "holds only on real data"
+    return "holds on the original data only" if synthetic == "agree" else "holds on the twin's data only"
 
 
 @dataclass
@@ -517,14 +522,15 @@ def _twins(papers: list[PaperReport]) -> list[TwinPair]:
         theirs: dict[str, list[str]] = {}
         for c in twin.claims:
             theirs.setdefault(c.claim, []).append(c.verdict)
+        synthetic = any(d.synthetic for d in original.data)
         rows = []
         for claim in dict.fromkeys([*mine, *theirs]):
             a, b = mine.get(claim, []), theirs.get(claim, [])
             for i in range(max(len(a), len(b))):
                 va, vb = (a[i] if i < len(a) else "-"), (b[i] if i < len(b) else "-")
-                rows.append(TwinRow(claim, va, vb, _outcome(va, vb)))
+                rows.append(TwinRow(claim, va, vb, _outcome(va, vb, synthetic)))
         label = lambda e: "; ".join(d.label for d in e.data) or "(no data label)"  # noqa: E731
-        out.append(TwinPair(original_id, exp_id, label(original), label(twin), rows))
+        out.append(TwinPair(original_id, exp_id, label(original), label(twin), rows, synthetic))
     return sorted(out, key=lambda t: t.twin)
 
 

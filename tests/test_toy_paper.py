@@ -147,5 +147,5 @@ def test_the_report_sets_a_twin_beside_its_original(toy_root, tmp_path):
     assert res.returncode == 0, res.stderr
     report = (results / "REPORT.md").read_text()
     assert "## Synthetic vs real" in report and "### toy/coins vs toy/coins_many" in report
-    assert "| the coins are fair (Table 1) | agree | agree | survives on real data |" in report
+    assert "| the coins are fair (Table 1) | agree | agree | holds on both data sets |" in report
     assert 'id="synthetic-vs-real"' in (results / "report.html").read_text()
