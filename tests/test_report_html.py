@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from privlab import registry, report, runner
+from privlab import ledger, registry, report, runner
 from privlab._validation import PrivlabError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,11 +144,15 @@ def test_summary_counts_failures_and_coverage_placeholder(results):
     (lpb,) = built.papers
     assert len(lpb.experiments) == len(EXPERIMENTS) and [f.id for f in lpb.failures] == [FAILED]
     assert lpb.tally == {v: int(tally.get(v, 0)) for v in ("agree", "disagree", "info")}
-    assert "ledger coverage (checked / total)" in text and "not yet available" in text
+    assert "ledger coverage (checked / total)" in text
+    checked, total = ledger.coverage("lpb", results)  # lpb has a ledger: its coverage is in the summary
+    assert f"{checked} / {total}" in text and 0 < checked <= total
     assert "solver crashed &lt;on purpose&gt; &amp; stopped" in text  # escaped, not markup
     assert 'href="errors/lpb/breach_check.log"' in text
     with_coverage = report.render_html(report.build_report(results, coverage={"lpb": (3, 7)}))
-    assert "3 / 7" in with_coverage and "not yet available" not in with_coverage
+    assert "3 / 7" in with_coverage
+    without = report.render_html(report.build_report(results, coverage={}))
+    assert "not yet available" in without  # a paper without a ledger
 
 
 def test_long_table_first_rows_then_the_rest_on_demand(results):
@@ -185,7 +189,8 @@ def test_markdown_report_from_the_same_model(results):
     assert "## Failed experiments" in text and "lpb/breach_check" in text
     assert "![lpb/table1 table1_posteriors](lpb/table1/table1_posteriors.png)" in text
     assert "**disagree**" in text and "Data (real): UCI Adult" in text
-    assert "ledger coverage" not in text  # only once ledgers exist
+    checked, total = ledger.coverage("lpb", results)
+    assert f"| {checked} / {total} |" in text and "### Ledger: everything lpb prints" in text
     with_coverage = report.render_markdown(report.build_report(results, coverage={"lpb": (3, 7)}))
     assert "| ledger coverage (checked / total) |" in with_coverage and "| 3 / 7 |" in with_coverage
 
