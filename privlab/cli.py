@@ -39,7 +39,7 @@ def cmd_list(args) -> int:
         print(markdown_table(exps))
         return 0
     width = max((len(e.id) for e in exps), default=10)
-    art = max((len(e.artifact) for e in exps), default=10)
+    art = max([len("reproduces"), *(len(e.artifact) for e in exps)])
     print(f"{'id':<{width}}  {'paper':<13}  {'reproduces':<{art}}  summary")
     for e in exps:
         print(f"{e.id:<{width}}  {e.paper:<13}  {e.artifact:<{art}}  {e.summary}")
@@ -682,6 +682,9 @@ def main(argv: list[str] | None = None) -> int:
         _fail(str(exc))
     except KeyboardInterrupt:
         _fail("interrupted; completed outputs are intact, the interrupted one was not written", 130)
+    except BrokenPipeError:  # output piped into a reader that stopped (privlab list | head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     return 0
 
 

@@ -59,8 +59,18 @@ def test_smoke_run(exp_id, tmp_path):
     assert one == two, "tables differ with 1 and 2 workers"
 
 
-HELPERS = {"printed_value", "equal", "within_se", "gof", "at_most", "at_least", "between", "monotone", "statement",
-           "info"}
+HELPERS = {
+    "printed_value",
+    "equal",
+    "within_se",
+    "gof",
+    "at_most",
+    "at_least",
+    "between",
+    "monotone",
+    "statement",
+    "info",
+}
 
 
 def _literal_verdicts(path: Path) -> list[str]:
@@ -73,7 +83,9 @@ def _literal_verdicts(path: Path) -> list[str]:
         if name == "Claim":
             bad.append(f"{path.name}:{node.lineno} builds a Claim by hand")
         if name == "statement":
-            holds = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "holds"), None)
+            holds = (
+                node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "holds"), None)
+            )
             if isinstance(holds, ast.Constant):
                 bad.append(f"{path.name}:{node.lineno} statement with a literal verdict")
         if name in HELPERS:

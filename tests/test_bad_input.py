@@ -27,7 +27,9 @@ def _fmt(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else ("nan" if math.isnan(value) else ("inf" if value > 0 else "-inf"))
+        return (
+            repr(value) if math.isfinite(value) else ("nan" if math.isnan(value) else ("inf" if value > 0 else "-inf"))
+        )
     if isinstance(value, list):
         return "[" + ",".join(_fmt(v) for v in value) + "]"
     return str(value)
@@ -131,8 +133,12 @@ def test_values_just_inside_compose(exp_id):
 
 
 def test_every_int_has_a_resource_limit():
-    loose = [f"{e.id}:{name}" for e in registry.all_experiments() for name, spec in _cases(e.params)
-             if isinstance(spec, params.Int) and spec.high is None]
+    loose = [
+        f"{e.id}:{name}"
+        for e in registry.all_experiments()
+        for name, spec in _cases(e.params)
+        if isinstance(spec, params.Int) and spec.high is None
+    ]
     assert loose == [], "declare the largest value each integer may take (high=..., limit=...)"
 
 
@@ -161,9 +167,14 @@ CLI_CASES = [
 @pytest.mark.parametrize("args", CLI_CASES, ids=[" ".join(a) for a in CLI_CASES])
 def test_cli_bad_input_one_line_nothing_written(tmp_path, args):
     env = {**os.environ, "PRIVLAB_RESULTS": str(tmp_path / "results")}
-    res = subprocess.run([sys.executable, "-m", "privlab.cli", *args], capture_output=True, text=True, cwd=ROOT,
-                         env=env, timeout=300)
+    res = subprocess.run(
+        [sys.executable, "-m", "privlab.cli", *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300
+    )
     lines = [line for line in res.stderr.splitlines() if line.strip()]
     assert res.returncode == 2 and len(lines) == 1 and lines[0].startswith("privlab: error: "), res.stderr
-    written = [p for p in (tmp_path / "results").rglob("*") if ".cache" not in p.parts] if (tmp_path / "results").exists() else []
+    written = (
+        [p for p in (tmp_path / "results").rglob("*") if ".cache" not in p.parts]
+        if (tmp_path / "results").exists()
+        else []
+    )
     assert written == [], written

@@ -46,9 +46,14 @@ from privlab.registry import Paper, Tolerance, experiment
 PAPER = Paper("Toy - Fair coins", seed="none")
 
 
-@experiment(artifact="Table 1", summary="Sample mean of n fair coins vs its exact law", keys=("n",),
-            tolerances={"mean": Tolerance(se="mean_se")}, params={"ns": List(Int(1, 10**6)), "repeats": Int(2, 10**6), "claims": {"z_max": Real(0)}},
-            smoke=("repeats=50",))
+@experiment(
+    artifact="Table 1",
+    summary="Sample mean of n fair coins vs its exact law",
+    keys=("n",),
+    tolerances={"mean": Tolerance(se="mean_se")},
+    params={"ns": List(Int(1, 10**6)), "repeats": Int(2, 10**6), "claims": {"z_max": Real(0)}},
+    smoke=("repeats=50",),
+)
 def coins(cfg, ctx):
     items = [(n, cfg.repeats, ctx.seed_sequence("coins", n)) for n in cfg.ns]
     return pd.DataFrame(ctx.map(toy_lib.coin_row, items))
@@ -62,7 +67,7 @@ def _(df, cfg):
 coins.twin("coins_many", summary="The same on many coins")
 '''
 
-CONFIG = '''
+CONFIG = """
 # @package _global_
 ns: [1, 10, 100]
 repeats: 400
@@ -70,7 +75,7 @@ claims:
   z_max: 5           # sample means within 5 s.e. of 1/2
 printed:
   fair: {claim: the coins are fair, where: Table 1, value: "0.5"}
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +94,9 @@ def toy_root(tmp_path_factory) -> Path:
 def privlab(root: Path, results: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PRIVLAB_PATH": str(root), "PRIVLAB_RESULTS": str(results)}
     env.pop("PRIVLAB_REFERENCE", None)
-    return subprocess.run([sys.executable, "-m", "privlab.cli", *args], capture_output=True, text=True, env=env,
-                          cwd=root, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "privlab.cli", *args], capture_output=True, text=True, env=env, cwd=root, timeout=300
+    )
 
 
 def test_a_toy_paper_runs_everywhere(toy_root, tmp_path):

@@ -15,8 +15,12 @@ from privlab import check, registry, runner, store
 def run_a(tmp_path_factory):
     results = tmp_path_factory.mktemp("a")
     for exp_id in ("lpb/table1", "lpb/fig5_dp_noise_ratio"):
-        runner.execute(exp_id, runner.compose(exp_id, ["n_queries=40"] if "fig5" in exp_id else []),
-                       results_dir=results, log=lambda m: None)
+        runner.execute(
+            exp_id,
+            runner.compose(exp_id, ["n_queries=40"] if "fig5" in exp_id else []),
+            results_dir=results,
+            log=lambda m: None,
+        )
     return results
 
 
@@ -36,8 +40,12 @@ def test_compare_reports_exactly_the_perturbed_cell(run_a, tmp_path):
         return t
 
     _rewrite(run_b / "lpb" / "table1", bump)
-    res = subprocess.run([sys.executable, "-m", "privlab.cli", "compare", str(run_a), str(run_b), "--html",
-                          str(tmp_path / "cmp.html")], capture_output=True, text=True, timeout=300)
+    res = subprocess.run(
+        [sys.executable, "-m", "privlab.cli", "compare", str(run_a), str(run_b), "--html", str(tmp_path / "cmp.html")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert res.returncode == 1, res.stderr
     lines = res.stdout.splitlines()
     assert any(line.startswith("lpb/table1") and "drifted" in line for line in lines)

@@ -81,13 +81,27 @@ def _env(root, results, **extra):
 
 
 def privlab(root, results, *args, **extra):
-    return subprocess.run([sys.executable, "-m", "privlab.cli", *args], capture_output=True, text=True,
-                          env=_env(root, results, **extra), timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "privlab.cli", *args],
+        capture_output=True,
+        text=True,
+        env=_env(root, results, **extra),
+        timeout=300,
+    )
 
 
 def test_reproduce_survives_every_fault(root, tmp_path):
-    res = privlab(root, tmp_path, "reproduce", "--paper", "faulty", "faulty/good", "faulty/raises",
-                  "faulty/worker_dies", "faulty/memory")
+    res = privlab(
+        root,
+        tmp_path,
+        "reproduce",
+        "--paper",
+        "faulty",
+        "faulty/good",
+        "faulty/raises",
+        "faulty/worker_dies",
+        "faulty/memory",
+    )
     assert res.returncode == 1
     errors = [line for line in res.stderr.splitlines() if line.startswith("privlab: error:")]
     assert any("faulty/raises: RuntimeError: boom in the experiment" in e for e in errors)
@@ -117,8 +131,13 @@ def test_check_survives_a_fault(root, tmp_path):
 def test_killed_reproduce_resumes_and_workers_die_with_it(root, tmp_path):
     marker = tmp_path / "marker"
     env = _env(root, tmp_path, FAULTY_SLEEP="4", FAULTY_MARKER=str(marker))
-    proc = subprocess.Popen([sys.executable, "-m", "privlab.cli", "reproduce", "faulty/good", "faulty/slow"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "privlab.cli", "reproduce", "faulty/good", "faulty/slow"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.time() + 60
     while not (tmp_path / "faulty" / "good" / "manifest.json").exists() and time.time() < deadline:
         time.sleep(0.2)
@@ -128,8 +147,9 @@ def test_killed_reproduce_resumes_and_workers_die_with_it(root, tmp_path):
     time.sleep(5.0)
     assert not marker.exists(), "a worker kept running after its parent was killed"
     assert not (tmp_path / "faulty" / "slow").exists()
-    res = privlab(root, tmp_path, "reproduce", "faulty/good", "faulty/slow", FAULTY_SLEEP="0",
-                  FAULTY_MARKER=str(marker))
+    res = privlab(
+        root, tmp_path, "reproduce", "faulty/good", "faulty/slow", FAULTY_SLEEP="0", FAULTY_MARKER=str(marker)
+    )
     assert res.returncode == 0, res.stderr
     assert "faulty/good: complete for this config, seed and code, skipped" in res.stdout
     assert (tmp_path / "faulty" / "slow" / "result.csv").is_file()

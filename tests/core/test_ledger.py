@@ -28,15 +28,15 @@ def _(df, cfg):
     p = cfg.printed
     return [cl.equal(p.rows, len(df)), cl.equal(p.wrong, len(df)), cl.info(p.shown, "3")]
 '''
-CONFIG = '''
+CONFIG = """
 # @package _global_
 n: 3
 printed:
   rows: {claim: the table has 3 rows, value: 3, ledger: t1.rows}
   wrong: {claim: the text says 4 rows, value: 4, ledger: text.rows}
   shown: {claim: a number shown for reading, ledger: t1.shown, note: not printed}
-'''
-LEDGER = '''
+"""
+LEDGER = """
 items:
   - {id: t1.rows, where: Table 1, kind: table, text: three rows, checked_by: [ledgered/table]}
   - {id: text.rows, where: Section 2, kind: number, text: four rows, checked_by: [ledgered/table]}
@@ -44,7 +44,7 @@ items:
   - {id: eq1, where: Eq. (1), kind: formula, text: a formula, checked_by: ["test:tests/t.py::test_eq1"]}
   - {id: fig1, where: Figure 1, kind: figure, text: a diagram, not_checkable: no number in it}
   - {id: later, where: Section 3, kind: statement, text: not yet looked at, checked_by: [ledgered/other]}
-'''
+"""
 
 
 @pytest.fixture()
@@ -72,8 +72,14 @@ def test_status_and_coverage(root, tmp_path):
     cfg = runner.compose("ledgered/table")
     runner.execute("ledgered/table", cfg, results_dir=tmp_path / "results", log=lambda m: None)
     status = {r.item.id: r.status for r in ledger.rows("ledgered", tmp_path / "results")}
-    assert status == {"t1.rows": "agree", "text.rows": "disagree", "t1.shown": "info", "eq1": "checked by a test",
-                      "fig1": "not checkable", "later": "not yet checked"}
+    assert status == {
+        "t1.rows": "agree",
+        "text.rows": "disagree",
+        "t1.shown": "info",
+        "eq1": "checked by a test",
+        "fig1": "not checkable",
+        "later": "not yet checked",
+    }
     assert ledger.coverage("ledgered", tmp_path / "results") == (3, 6)
     assert ledger.coverage("ledgered", None) == (1, 6)  # without results only the test counts
     assert sorted(ledger.references(dict(cfg.printed))) == ["t1.rows", "t1.shown", "text.rows"]

@@ -22,8 +22,18 @@ SCHEMA = {
     "priors": MapOf({"kind": Str()}),
     "printed": Free(),
 }
-GOOD = {"n": 5, "rho": 0.5, "kind": "a", "sizes": [0, 2], "rows": None, "flag": True, "name": "x",
-        "mc": {"trials": 1e10, "store": "dense"}, "priors": {"u": {"kind": "uniform"}}, "printed": {"any": [1]}}
+GOOD = {
+    "n": 5,
+    "rho": 0.5,
+    "kind": "a",
+    "sizes": [0, 2],
+    "rows": None,
+    "flag": True,
+    "name": "x",
+    "mc": {"trials": 1e10, "store": "dense"},
+    "priors": {"u": {"kind": "uniform"}},
+    "printed": {"any": [1]},
+}
 
 
 def test_accepts_good_values():

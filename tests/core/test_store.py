@@ -31,9 +31,11 @@ def _writer(target: str, text: str, die_at: str | None) -> None:
 
     real_rename, real_symlink, real_replace = os.rename, os.symlink, os.replace
     if die_at == "fill":
+
         def fill(d):
             (d / "result.csv").write_text(text[: len(text) // 2])
             die()
+
         store.write_result(Path(target), fill)
         return
     if die_at == "manifest":
@@ -85,8 +87,9 @@ def test_first_write_killed_leaves_nothing_complete(tmp_path):
 
 def test_concurrent_writers_wait_for_each_other(tmp_path):
     target = tmp_path / "exp"
-    procs = [mp.get_context("fork").Process(target=_writer, args=(str(target), f"w{i}\n" * 2000, None))
-             for i in range(6)]
+    procs = [
+        mp.get_context("fork").Process(target=_writer, args=(str(target), f"w{i}\n" * 2000, None)) for i in range(6)
+    ]
     for p in procs:
         p.start()
     for p in procs:

@@ -13,8 +13,12 @@ from privlab import PrivlabError, lpb
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.sampled_from(["uniform", "random", "adversarial"]), st.integers(2, 60), st.floats(0.0, 1.0),
-       st.integers(0, 2**31))
+@given(
+    st.sampled_from(["uniform", "random", "adversarial"]),
+    st.integers(2, 60),
+    st.floats(0.0, 1.0),
+    st.integers(0, 2**31),
+)
 def test_capped_priors_respect_the_cap(kind, size, frac, seed):
     cap = 1.0 / size + frac * (1 - 1.0 / size)
     p = lpb.capped_prior(kind, size, cap, seed)
@@ -97,5 +101,13 @@ def test_table_helpers():
     ex = lpb.worked_example(np.array([1, 2, 3, 5, 10.0]), np.array([1, 2, 3.0]), 5.041, 2.0)
     assert ex["lambda"] == pytest.approx(1.125) and ex["posterior"][-1] == pytest.approx(0.54212, abs=1e-5)
     s = lpb.attribute_summary(np.array([17.0, 90.0, 30.0, 30.0]))
-    assert s == {"n": 4, "max": 90.0, "min": 17.0, "sensitivity": 73 / 4, "universe_size": 74, "rg": 1 / 74,
-                 "distinct_values": 3, "range": 73.0}
+    assert s == {
+        "n": 4,
+        "max": 90.0,
+        "min": 17.0,
+        "sensitivity": 73 / 4,
+        "universe_size": 74,
+        "rg": 1 / 74,
+        "distinct_values": 3,
+        "range": 73.0,
+    }

@@ -19,13 +19,32 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def privlab(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "privlab.cli", "epsilon", *args], capture_output=True, text=True,
-                          cwd=cwd, env=os.environ, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "privlab.cli", "epsilon", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=os.environ,
+        timeout=300,
+    )
 
 
 def test_reproduces_table_ii_setting_and_prints_the_breach_check(tmp_path):
-    res = privlab("--data", "adult", "--column", "age", "--query", "mean", "--rho1", "0.05", "--rho2", "0.5", "--json",
-                  "--plot", str(tmp_path / "lambda.png"))
+    res = privlab(
+        "--data",
+        "adult",
+        "--column",
+        "age",
+        "--query",
+        "mean",
+        "--rho1",
+        "0.05",
+        "--rho2",
+        "0.5",
+        "--json",
+        "--plot",
+        str(tmp_path / "lambda.png"),
+    )
     assert res.returncode == 0, res.stderr
     (row,) = json.loads(res.stdout)
     fig1 = pd.read_csv(ROOT / "results" / "reference" / "lpb" / "fig1_lambda" / "result.csv")
@@ -65,8 +84,21 @@ def test_bad_input_one_line(tmp_path, args, message):
 def test_csv_sum_and_count_by_hand(tmp_path):
     values = np.array([1.0, 4.0, 2.0, 7.0, 3.0])
     (tmp_path / "d.csv").write_text("v\n" + "\n".join(map(str, values)) + "\n")
-    res = json.loads(privlab("--data", str(tmp_path / "d.csv"), "--column", "v", "--query", "sum", "--rho1", "0.2",
-                             "--rho2", "0.6", "--json").stdout)[0]
+    res = json.loads(
+        privlab(
+            "--data",
+            str(tmp_path / "d.csv"),
+            "--column",
+            "v",
+            "--query",
+            "sum",
+            "--rho1",
+            "0.2",
+            "--rho2",
+            "0.6",
+            "--json",
+        ).stdout
+    )[0]
     assert res["sensitivity"] == 6.0 and res["statistic"] == 17.0  # universe 1..7 (integers)
     assert res["lambda"] == pytest.approx(6.0 / math.log(0.6 * 0.8 / (0.2 * 0.4)))
     count = lpb.advise(values, query="count", rho1=0.2, rho2=0.6, threshold=3.0)

@@ -1,0 +1,624 @@
+"""mkdocs hook: the parts of privlab's site generated from the repository at build time.
+
+Generated pages (added to the site in ``on_files``, to the navigation in ``on_config``):
+
+``papers/index.md``, ``papers/<paper>.md``
+    One page per registered paper: its experiments (from the registry), what was
+    reconstructed and why (the ``[reconstructed]`` comments of its configs), the thresholds
+    that are ours (``[ours]`` comments), and what the paper gets wrong as found by privlab:
+    the ``finding:`` lines of its ledger (``experiments/<paper>.ledger.yaml``, when it has
+    one) and the claims that disagree with the paper, recomputed from the committed reference
+    tables by the experiments' own claim functions.
+``reference/core/<module>.md``, ``reference/papers/<paper>.md``
+    mkdocstrings pages of the core modules users call and of each paper's package.
+
+Directives expanded in any page (``on_page_markdown``):
+
+``<!-- toy-paper-file: NAME -->``
+    The file that tests/test_toy_paper.py writes from its string ``NAME`` (``LIBRARY``,
+    ``EXPERIMENT``, ``CONFIG``, ``twin``), as a code block titled with its path: the
+    "Add a paper" tutorial shows exactly the toy paper the test runs.
+``<!-- contributing -->``
+    CONTRIBUTING.md, its headings one level down, each of its code blocks marked not run.
+
+Nothing here reads outside the repository. tests/test_docs.py imports this module to check
+the code blocks of the generated pages and of the expanded directives too.
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import re
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+log = logging.getLogger("mkdocs.plugins.privlab_docs")  # a warning fails `mkdocs build --strict`
+TOY_TEST = ROOT / "tests" / "test_toy_paper.py"
+TOY_DIR = "toy-root"  # where the tutorial builds the toy paper (the test's tmp root)
+CORE_MODULES = ("registry", "claims", "params", "stats", "datasets", "context")
+NOT_RUN_PREFIX = "<!-- not run in tests:"
+CONTRIBUTING_REASON = (
+    "an excerpt quoted in CONTRIBUTING.md; experiments/lpb.py runs the complete code and the "
+    "Add-a-paper tutorial runs a whole paper"
+)
+
+
+# ---------------------------------------------------------------------------------------
+# markdown helpers
+# ---------------------------------------------------------------------------------------
+def cell(text: Any) -> str:
+    """``text`` as one cell of a Markdown table: one line, Markdown and HTML characters escaped."""
+    s = " ".join(str(text).split())
+    for ch in "\\`*_[]|":
+        s = s.replace(ch, "\\" + ch)
+    return s.replace("<", "&lt;").replace(">", "&gt;") or " "
+
+
+def code(text: Any) -> str:
+    """``text`` as inline code inside a table cell."""
+    s = " ".join(str(text).split()).replace("|", "\\|")
+    return f"``{s}``" if "`" in s else f"`{s}`"
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------
+# [reconstructed] and [ours] comments of the configs
+# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Annotation:
+    """A config value (or a whole config file) annotated ``[reconstructed]`` or ``[ours]``."""
+
+    file: str  # relative to the repository root
+    key: str  # dotted key path; "" for a comment about the whole file
+    value: str
+    comment: str
+
+
+def _split_comment(line: str) -> tuple[str, str, int]:
+    """(code, comment, column of '#') of a YAML line; no comment: (line, "", -1)."""
+    in_quote = ""
+    for i, ch in enumerate(line):
+        if in_quote:
+            in_quote = "" if ch == in_quote else in_quote
+        elif ch in "'\"":
+            in_quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i].rstrip(), line[i + 1 :].strip(), i
+    return line.rstrip(), "", -1
+
+
+def annotations(path: Path, tag: str) -> list[Annotation]:
+    """Every value of the YAML file ``path`` whose comment carries ``[tag`` (with the comment's
+    continuation lines), and file-level comments that carry it."""
+    lines = path.read_text().splitlines()
+    rel = str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+    stack: list[tuple[int, str]] = []  # (indent, key) of the mapping keys enclosing the current line
+    found: list[Annotation] = []
+    i = 0
+    while i < len(lines):
+        text, comment, col = _split_comment(lines[i])
+        indent = len(lines[i]) - len(lines[i].lstrip())
+        key, value = "", ""
+        if text.strip():
+            body = text.strip().removeprefix("- ")
+            if ":" in body and not body.startswith(("{", "[")):
+                key, _, value = body.partition(":")
+                key, value = key.strip().strip("'\""), value.strip()
+                while stack and stack[-1][0] >= indent:
+                    stack.pop()
+                stack.append((indent, key))
+        if f"[{tag}" not in comment:
+            if key and f"[{tag}" in value:  # a printed statement that carries the tag itself
+                found.append(Annotation(rel, ".".join(k for _, k in stack), "", value.strip("'\"")))
+            i += 1
+            continue
+        parts, j = [comment], i + 1
+        while j < len(lines):  # continuation: comment-only lines in the same column
+            t, c, cc = _split_comment(lines[j])
+            if t.strip() or not c or cc != col or f"[{tag}" in c:
+                break
+            parts.append(c)
+            j += 1
+        if text.strip():
+            path_key = ".".join(k for _, k in stack)
+            found.append(Annotation(rel, path_key, value or "(block below)", " ".join(parts)))
+        elif indent == 0 and not stack:  # the header: a tag in its first sentence is about the whole file
+            first = i
+            while first > 0 and lines[first - 1].startswith("#") and "@package" not in lines[first - 1]:
+                first -= 1
+            if first == i:  # (a tag further down the header is prose about the tag, not an annotation)
+                found.append(Annotation(rel, "", "", " ".join(parts)))
+        else:  # a comment line about the key that follows it
+            k = j
+            while k < len(lines) and not _split_comment(lines[k])[0].strip():
+                k += 1
+            if k < len(lines):
+                nxt = _split_comment(lines[k])[0].strip().removeprefix("- ")
+                name, _, value = nxt.partition(":")
+                nindent = len(lines[k]) - len(lines[k].lstrip())
+                parents = [key for ind, key in stack if ind < nindent]
+                found.append(Annotation(rel, ".".join([*parents, name.strip()]), value.strip(), " ".join(parts)))
+        i = j
+    return found
+
+
+def paper_configs(paper: str) -> list[Path]:
+    """The paper's experiment configs and the mechanism configs whose target is in its package."""
+    files = sorted((ROOT / "conf" / "experiment" / paper).glob("*.yaml"))
+    for path in sorted((ROOT / "conf" / "mechanism").glob("*.yaml")):
+        if re.search(rf"_target_:\s*privlab\.{re.escape(paper)}\.", path.read_text()):
+            files.append(path)
+    return files
+
+
+# ---------------------------------------------------------------------------------------
+# the claims of each experiment, recomputed from its committed reference table
+# ---------------------------------------------------------------------------------------
+@dataclass
+class ExperimentFacts:
+    id: str
+    artifact: str
+    summary: str
+    twin_of: str | None
+    data: str
+    mechanisms: str
+    counts: dict[str, int] | None  # verdict -> count at the reference; None: not recomputed
+    disagreements: list[Any]  # Claim objects
+    if_disagree: list[tuple[str, str]]  # (claim, explanation) of the config's printed entries
+    problem: str  # why the claims were not recomputed
+
+
+def _printed_if_disagree(printed: Any) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("if_disagree") and node.get("claim"):
+                where = f" ({node['where']})" if node.get("where") else ""
+                out.append((f"{node['claim']}{where}", str(node["if_disagree"])))
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(printed)
+    return out
+
+
+def _data_label(config: Any) -> str:
+    from privlab import datasets
+
+    labels: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            name = node.get("name")
+            if isinstance(name, str) and name in (*datasets.NAMES, *datasets.GENERATED):
+                if name in datasets.GENERATED:
+                    kind = "simulated"
+                else:
+                    kind = "synthetic" if datasets.SYNTHETIC.get(name, True) and not node.get("path") else "real"
+                label = f"{name} ({kind})"
+                if label not in labels:
+                    labels.append(label)
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(config)
+    return ", ".join(labels) or "drawn by the experiment"
+
+
+def experiment_facts(exp: Any) -> ExperimentFacts:
+    """What a paper page says about one experiment; claims recomputed from the committed reference."""
+    from omegaconf import OmegaConf
+
+    from privlab import check, runner
+
+    facts = ExperimentFacts(exp.id, exp.artifact, exp.summary, exp.twin_of, "", "", None, [], [], "")
+    try:
+        cfg = runner.compose(exp.id)
+    except Exception as exc:  # the page says so, and the strict build fails
+        facts.problem = f"its config does not compose: {exc}".splitlines()[0]
+        log.warning("%s: %s", exp.id, facts.problem)
+        return facts
+    data = OmegaConf.to_container(cfg, resolve=True)
+    assert isinstance(data, dict)
+    facts.data = _data_label({k: v for k, v in data.items() if k not in ("printed", "mechanism")})
+    facts.mechanisms = ", ".join(str(m.get("label", name)) for name, m in (data.get("mechanism") or {}).items())
+    facts.if_disagree = _printed_if_disagree(data.get("printed"))
+    path = check.reference_path(exp, runner.reference_dir(exp))
+    if not path.is_file():
+        facts.problem = "it has no committed reference table yet"
+        return facts
+    try:
+        claims = exp.check_claims(check.read_reference(exp, path), cfg)
+    except Exception as exc:  # e.g. a reference older than the table's columns: the page says so
+        facts.problem = f"its claims could not be recomputed from the reference: {type(exc).__name__}: {exc}"
+        facts.problem = facts.problem.splitlines()[0]
+        log.info("%s: %s", exp.id, facts.problem)
+        return facts
+    facts.counts = {v: sum(c.verdict == v for c in claims) for v in ("agree", "disagree", "info")}
+    facts.disagreements = [c for c in claims if c.verdict == "disagree"]
+    return facts
+
+
+# ---------------------------------------------------------------------------------------
+# the paper pages
+# ---------------------------------------------------------------------------------------
+def _module_doc(paper: str) -> str:
+    import importlib
+
+    try:
+        module = importlib.import_module(f"privlab.papers.{paper}")
+    except Exception:
+        return ""
+    return textwrap.dedent(module.__doc__ or "").strip()
+
+
+def _has_package(paper: str) -> bool:
+    return (ROOT / "privlab" / paper / "__init__.py").is_file()
+
+
+def paper_packages() -> list[str]:
+    """The registered papers whose library is a package ``privlab/<paper>/`` (an API page each)."""
+    from privlab import registry
+
+    return [p for p in registry.papers() if _has_package(p)]
+
+
+def paper_page(paper: str) -> str:
+    """``papers/<paper>.md``."""
+    from privlab import ledger, registry
+
+    info = registry.papers()[paper]
+    exps = registry.select(paper=paper)
+    facts = [experiment_facts(e) for e in exps]
+    out = [f"# {paper}: {info.title}", ""]
+    doc = _module_doc(paper)
+    if doc:
+        out += [doc, ""]
+    seed = f" Seed text: `{info.seed}`." if info.seed and info.seed != "none" else ""
+    out += [
+        f"Reproduce this paper with `privlab reproduce --paper {paper}` (quick profile; add `--profile paper` "
+        f"for the paper's scale), one experiment with `privlab run {exps[0].id if exps else paper + '/NAME'}`." + seed,
+        "",
+        '!!! note "Generated from the repository"',
+        f"    This page is built from `experiments/{paper}.py`, `conf/experiment/{paper}/`, the committed "
+        f"reference tables in `results/reference/{paper}/` and, when it exists, `experiments/{paper}.ledger.yaml`, "
+        "each time the site is built.",
+        "",
+        "## What is reproduced",
+        "",
+    ]
+    rows = []
+    for f in facts:
+        counts = f"{f.counts['agree']} / {f.counts['disagree']} / {f.counts['info']}" if f.counts else "—"
+        what = cell(f.summary) + (f" (the same experiment as {code(f.twin_of)} on other data)" if f.twin_of else "")
+        rows.append([code(f.id), cell(f.artifact), what, cell(f.data or "—"), cell(f.mechanisms or "—"), counts])
+    out += [
+        table(["experiment", "reproduces", "what", "data", "compares", "claims: agree / disagree / info"], rows),
+        "",
+        "The claim counts are those of the committed reference tables (quick profile), recomputed by the "
+        "experiments' own claim functions when this page was built; `privlab reproduce` writes the same claims "
+        "into each run's `claims.csv` and the report.",
+        "",
+        "## What was reconstructed and why",
+        "",
+    ]
+    recon = [a for path in paper_configs(paper) for a in annotations(path, "reconstructed")]
+    if recon:
+        out += [
+            "The seed text lost these; privlab rebuilt each one and marks it `[reconstructed]` in the config, "
+            "where a value can be overridden or swept like any other.",
+            "",
+            table(
+                ["config", "key", "value", "what and why"],
+                [
+                    [code(a.file), code(a.key) if a.key else "(the whole file)", code(a.value) if a.value else "—"]
+                    + [cell(a.comment)]
+                    for a in recon
+                ],
+            ),
+            "",
+        ]
+    else:
+        out += ["No config value of this paper is marked `[reconstructed]`.", ""]
+    ours = [a for path in paper_configs(paper) for a in annotations(path, "ours")]
+    if ours:
+        out += [
+            "## Thresholds that are ours",
+            "",
+            "Where a claim needs a threshold the paper does not state, privlab chooses one and marks it `[ours]`:",
+            "",
+            table(
+                ["config", "key", "value", "meaning"],
+                [[code(a.file), code(a.key), code(a.value), cell(a.comment)] for a in ours],
+            ),
+            "",
+        ]
+    out += ["## What the paper gets wrong, as found by privlab", ""]
+    items = None
+    ledger_problem = ""
+    try:
+        items = ledger.load(paper)
+    except Exception as exc:
+        ledger_problem = str(exc).splitlines()[0]
+    findings = [i for i in items or [] if i.finding]
+    if findings:
+        out += [
+            "### Findings recorded in the ledger",
+            "",
+            table(
+                ["item", "where", "the paper", "what privlab found"],
+                [[code(i.id), cell(i.where), cell(i.text), cell(i.finding)] for i in findings],
+            ),
+            "",
+        ]
+    refuted = [f for f in facts if f.disagreements]
+    if refuted:
+        out += [
+            "### Claims privlab's checks refute",
+            "",
+            "Each row is a number or statement of the paper that the reproduction contradicts, with privlab's "
+            "explanation (at the quick profile's reference tables).",
+            "",
+        ]
+        for f in refuted:
+            out += [
+                f"**{code(f.id)}** ({cell(f.artifact)})",
+                "",
+                table(
+                    ["claim", "the paper", "privlab", "why"],
+                    [
+                        [cell(c.claim), cell(c.printed), cell(c.reproduced), cell(c.note or c.rule)]
+                        for c in f.disagreements
+                    ],
+                ),
+                "",
+            ]
+    unchecked = [f for f in facts if f.counts is None]
+    for f in unchecked:
+        out += [f"The claims of {code(f.id)} are not shown here: {cell(f.problem)}."]
+        if f.if_disagree:
+            out += [
+                "Where its checks can disagree with the paper, privlab explains:",
+                "",
+                *[f"- {cell(claim)}: {cell(why)}" for claim, why in f.if_disagree],
+            ]
+        out += [""]
+    if not findings and not refuted and not unchecked:
+        out += ["Nothing: every claim privlab checks agrees with the paper at the reference tables.", ""]
+    out += ["## Ledger", ""]
+    if ledger_problem:
+        out += [f"The ledger cannot be read: {cell(ledger_problem)}", ""]
+    elif items is None:
+        out += [
+            f"This paper has no ledger yet (`experiments/{paper}.ledger.yaml`, the inventory of everything the "
+            "paper prints and what checks it; see `privlab.ledger`).",
+            "",
+        ]
+    else:
+        rows = [
+            [code(i.id), cell(i.where), cell(i.kind), cell(i.text)]
+            + [cell(", ".join(i.checked_by)) if i.checked_by else "not checkable: " + cell(i.not_checkable)]
+            for i in items
+        ]
+        out += [
+            f"{len(items)} items: everything the paper prints, and what checks it.",
+            "",
+            table(["item", "where", "kind", "text", "checked by"], rows),
+            "",
+        ]
+    if _has_package(paper):
+        out += ["## API", "", f"The paper's library: [`privlab.{paper}`](../reference/papers/{paper}.md).", ""]
+    return "\n".join(out)
+
+
+def papers_index() -> str:
+    from privlab import ledger, registry
+
+    rows = []
+    for key, info in registry.papers().items():
+        n = len(registry.select(paper=key))
+        try:
+            items = ledger.load(key)
+            led = "none yet" if items is None else f"{len(items)} items"
+        except Exception:
+            led = "unreadable"
+        rows.append([f"[{key}]({key}.md)", cell(info.title), str(n), led])
+    broken = registry.broken()
+    for key, why in broken.items():
+        log.warning("paper %s has no page: %s", key, why)
+    out = [
+        "# Papers",
+        "",
+        "One page per paper privlab reproduces, generated from the repository when the site is built: what is "
+        "reproduced, what was reconstructed and why, and what the paper gets wrong.",
+        "",
+        table(["paper", "title", "experiments", "ledger"], rows),
+        "",
+    ]
+    if broken:
+        out += ["Papers whose module failed to load:", ""]
+        out += [f"- `{k}`: {cell(v)}" for k, v in broken.items()] + [""]
+    return "\n".join(out)
+
+
+def reference_pages() -> dict[str, str]:
+    """``reference/core/<module>.md`` and ``reference/papers/<paper>.md``: mkdocstrings directives."""
+    from privlab import registry
+
+    options = "    options:\n      show_root_heading: false\n"  # the page's title is the module's name
+    pages = {f"reference/core/{m}.md": f"# privlab.{m}\n\n::: privlab.{m}\n{options}" for m in CORE_MODULES}
+    for paper, info in registry.papers().items():
+        if paper in paper_packages():
+            pages[f"reference/papers/{paper}.md"] = (
+                f"# privlab.{paper}\n\nThe library of {info.title}: the science behind the experiments of "
+                f"[{paper}](../../papers/{paper}.md).\n\n::: privlab.{paper}\n{options}"
+            )
+    return pages
+
+
+def generated_pages() -> dict[str, str]:
+    """Every generated page: path under docs/ -> Markdown."""
+    from privlab import registry
+
+    pages = {"papers/index.md": papers_index()}
+    for paper in registry.papers():
+        pages[f"papers/{paper}.md"] = paper_page(paper)
+    pages.update(reference_pages())
+    return pages
+
+
+# ---------------------------------------------------------------------------------------
+# the toy paper of tests/test_toy_paper.py
+# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ToyFile:
+    name: str  # the test's string that holds it: LIBRARY, EXPERIMENT, CONFIG, twin
+    path: str  # where the test writes it, relative to the toy root
+    text: str  # exactly what the test writes
+
+
+def _path_parts(node: ast.expr) -> list[str] | None:
+    """``root / "a" / "b"`` -> ["a", "b"]."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        left = _path_parts(node.left)
+        if left is None or not isinstance(node.right, ast.Constant):
+            return None
+        return [*left, str(node.right.value)]
+    return [] if isinstance(node, ast.Name) else None
+
+
+def toy_files() -> list[ToyFile]:
+    """The files the toy-paper test writes, in order, read from the test's source."""
+    tree = ast.parse(TOY_TEST.read_text())
+    strings: dict[str, str] = {}
+    fixture = None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            strings.update({t.id: node.value.value for t in node.targets if isinstance(t, ast.Name)})
+        if isinstance(node, ast.FunctionDef) and node.name == "toy_root":
+            fixture = node
+    assert fixture is not None, f"{TOY_TEST} has no toy_root fixture"
+    files = []
+    for stmt in fixture.body:
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant):
+            strings.update({t.id: str(stmt.value.value) for t in stmt.targets if isinstance(t, ast.Name)})
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "write_text"):
+            continue
+        parts = _path_parts(call.func.value)
+        arg = call.args[0]
+        dedent = isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "dedent"
+        name_node = arg.args[0] if dedent and isinstance(arg, ast.Call) else arg
+        if parts is None or not isinstance(name_node, ast.Name):
+            continue
+        text = strings[name_node.id]
+        files.append(ToyFile(name_node.id, "/".join(parts), textwrap.dedent(text) if dedent else text))
+    return files
+
+
+def toy_block(name: str) -> str:
+    """The fenced block of the toy file the test writes from its string ``name``."""
+    found = [f for f in toy_files() if f.name == name]
+    if not found:
+        raise KeyError(f"{TOY_TEST.name} writes no file from a string named {name!r}")
+    f = found[0]
+    lang = {".py": "python", ".yaml": "yaml"}.get(Path(f.path).suffix, "text")
+    body = f.text.lstrip("\n")  # the strings open with a newline after their quotes
+    return f'```{lang} title="{TOY_DIR}/{f.path}"\n{body.rstrip()}\n```'
+
+
+# ---------------------------------------------------------------------------------------
+# directives
+# ---------------------------------------------------------------------------------------
+_TOY = re.compile(r"^<!-- toy-paper-file: (\w+) -->$", re.M)
+_CONTRIBUTING = re.compile(r"^<!-- contributing -->$", re.M)
+
+
+def contributing() -> str:
+    """CONTRIBUTING.md with its headings one level down and its code blocks marked not run."""
+    out, in_fence = [], False
+    for line in (ROOT / "CONTRIBUTING.md").read_text().splitlines():
+        if line.lstrip().startswith("```"):
+            if not in_fence:
+                out += [f"{NOT_RUN_PREFIX} {CONTRIBUTING_REASON} -->", ""]
+            in_fence = not in_fence
+        elif not in_fence and line.startswith("#"):
+            line = "#" + line
+        out.append(line)
+    return "\n".join(out)
+
+
+def expand(markdown: str) -> str:
+    """A page's Markdown with the directives replaced."""
+    markdown = _TOY.sub(lambda m: toy_block(m.group(1)), markdown)
+    return _CONTRIBUTING.sub(lambda m: contributing(), markdown)
+
+
+def iter_nav(generated: dict[str, str]) -> Iterator[tuple[str, list[Any]]]:
+    """The navigation sections the generated pages fill: (the section's index page, its entries)."""
+    from privlab import registry
+
+    papers = [{f"{k}": f"papers/{k}.md"} for k in registry.papers()]
+    yield "papers/index.md", ["papers/index.md", *papers]
+    core = [{f"privlab.{m}": f"reference/core/{m}.md"} for m in CORE_MODULES]
+    pkgs = [{f"privlab.{Path(p).stem}": p} for p in generated if p.startswith("reference/papers/")]
+    yield "reference/index.md", ["reference/index.md", {"Core": core}, {"Papers' libraries": pkgs}]
+
+
+# ---------------------------------------------------------------------------------------
+# mkdocs events
+# ---------------------------------------------------------------------------------------
+_PAGES: dict[str, str] = {}
+
+
+def on_config(config: Any) -> Any:
+    _PAGES.clear()
+    _PAGES.update(generated_pages())
+    sections = dict(iter_nav(_PAGES))
+
+    def fill(items: list[Any]) -> list[Any]:
+        out = []
+        for item in items:
+            if isinstance(item, dict):
+                ((title, value),) = item.items()
+                if isinstance(value, str) and value in sections:
+                    value = sections[value]
+                elif isinstance(value, list):
+                    value = fill(value)
+                out.append({title: value})
+            else:
+                out.append(item)
+        return out
+
+    config["nav"] = fill(config["nav"])
+    return config
+
+
+def on_files(files: Any, config: Any) -> Any:
+    from mkdocs.structure.files import File
+
+    for path, text in _PAGES.items():
+        if files.get_file_from_path(path) is None:
+            files.append(File.generated(config, path, content=text))
+    return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    return expand(markdown)
