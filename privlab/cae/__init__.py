@@ -12,6 +12,8 @@ techniques against an intruder with supplementary knowledge (SK).
 ==================  ======================================================================
 module              what
 ==================  ======================================================================
+derivations         the seed's displayed formulas re-derived (sympy, brute force)
+examples            Section 3's two salary examples (Table 1, Figure 1)
 measure             H(eps) by the paper's dynamic program, the exact step function, CAE,
                     batched over many distributions; the maximising reading and the
                     entropy of one given covering (for the appendix's claims)
@@ -34,9 +36,10 @@ Every function is pure: arrays and a seed in, arrays out.
 """
 
 from .checkers import check_bounds, check_noise, check_sample
-from .data import SKData, SKSet, attribute_domain, encode, group_ids, prepare
+from .data import SKData, SKSet, attribute_domain, distinct_values, encode, group_ids, prepare
 from .engine import cae_rows, labelled_rows, repetition_rows, run_series, summarise, unique_rows
 from .exact import chi2_agreement, unique_noise, unique_noise_var, unique_sampling, unique_sampling_var
+from .examples import salary_pair
 from .intruder import interval_probs, printed_formula_gap, sampling_probs, sampling_probs_as_printed
 from .lp import lp_bounds
 from .measure import (
@@ -77,6 +80,9 @@ __all__ = [
     "SKData",
     "SKSet",
     "prepare",
+    "distinct_values",
+    # Section 3's examples
+    "salary_pair",
     # intruder models
     "sampling_probs",
     "sampling_probs_as_printed",

@@ -124,8 +124,12 @@ def check_bounds(
     r = check_array("truth", truth, dtype=float)
     L = check_array("L", L, dtype=float)
     U = check_array("U", U, dtype=float)
-    n = check_int("lp_records", lp_records, low=0)
+    n = check_int("lp_records", lp_records, low=0, high=10_000)
     b = check_array("b", b, dtype=float, min_size=0)
+    if np.ndim(A) != 2 or A.shape != (b.size, r.size):
+        raise PrivlabError(f"A must have one row per answer and one column per record, shape {(b.size, r.size)}")
+    if L.size != r.size or U.size != r.size:
+        raise PrivlabError(f"L and U must hold one bound per record ({r.size})")
     bad = float(np.sum((r < L - tol) | (r > U + tol)))
     bad += float(np.sum(np.abs(A @ r - b) > tol * (1.0 + np.abs(b))))
     if n:

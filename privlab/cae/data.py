@@ -16,9 +16,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_int
+from .._validation import PrivlabError, check_int, check_real
 
-__all__ = ["attribute_domain", "encode", "group_ids", "SKData", "SKSet", "prepare"]
+__all__ = [
+    "attribute_domain",
+    "encode",
+    "group_ids",
+    "SKData",
+    "SKSet",
+    "prepare",
+    "distinct_values",
+    "MAX_DOMAIN",
+    "MAX_CONFIDENTIAL",
+]
+
+MAX_DOMAIN = 1_000_000  # values of any attribute's domain (an array of them is held in memory)
+MAX_CONFIDENTIAL = 1_000  # values of the confidential domain: H(eps) costs |D|^2 per distribution
+MAX_RECORDS = 1_000_000  # records per data set (each intruder model holds n x |D| probabilities)
 
 
 def attribute_domain(column: Any) -> np.ndarray:
@@ -36,6 +50,12 @@ def attribute_domain(column: Any) -> np.ndarray:
         v = col.to_numpy(dtype=np.int64)
         lo, hi = int(v.min()), int(v.max())
         step = int(np.gcd.reduce(v - lo)) or 1
+        size = (hi - lo) // step + 1
+        if size > MAX_DOMAIN:
+            raise PrivlabError(
+                f"column {col.name!r} spans {size:,} domain values ({lo}..{hi} by {step}), more than "
+                f"{MAX_DOMAIN:,} (memory); round or recode it"
+            )
         return np.arange(lo, hi + 1, step, dtype=np.int64)
     return np.asarray(sorted(col.unique()))
 
@@ -44,6 +64,10 @@ def encode(column: Any, domain: Any) -> np.ndarray:
     """Index of each value of ``column`` in ``domain`` (0-based codes)."""
     domain = np.asarray(domain)
     col = np.asarray(column)
+    if domain.ndim != 1 or domain.size == 0:
+        raise PrivlabError(f"domain must be a non-empty 1-dimensional array, got shape {domain.shape}")
+    if domain.size > 1 and not np.all(domain[1:] > domain[:-1]):
+        raise PrivlabError("domain must be sorted without repeats (attribute_domain)")
     codes = np.searchsorted(domain, col)
     bad = (codes >= domain.size) | (domain[np.minimum(codes, domain.size - 1)] != col)
     if np.any(bad):
@@ -57,6 +81,10 @@ def group_ids(df: pd.DataFrame, attributes: Sequence[str]) -> tuple[np.ndarray, 
     ``groups[r]`` indexes the distinct combinations of ``attributes`` occurring in ``df``
     (sorted), so records with the same index form one ``M_o``.
     """
+    if not isinstance(df, pd.DataFrame):
+        raise PrivlabError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+    if isinstance(attributes, str):
+        raise PrivlabError(f"attributes must be a list of column names, got {attributes!r}")
     attributes = list(attributes)
     if not attributes:
         raise PrivlabError("attributes must name at least one SK attribute")
@@ -127,6 +155,9 @@ def prepare(
     sk_sizes: Sequence[int],
     *,
     round_to: int | None = None,
+    unit: float | None = None,
+    top_code: int | None = None,
+    drop_missing: bool = False,
     n_records: int | None = None,
     subsample_seed: int = 0,
     max_sets: int | None = None,
@@ -138,45 +169,100 @@ def prepare(
     df : DataFrame
         The data set as loaded (`privlab.datasets.load`).
     confidential : str
-        The confidential attribute (integer-valued).
+        The confidential attribute (integer-valued, or real-valued with ``round_to``).
     sk : sequence of str
-        The attributes an intruder may know.
+        The attributes an intruder may know. A missing value of an integer-coded attribute
+        is a category of its own, coded one above the column's largest code (ACS's INDP_CAT
+        "N/A: not worked in five years" becomes 19); of any other attribute, ``"?"``.
     sk_sizes : sequence of int
         The SK sizes to prepare (0 = no SK: the whole data set is one combination).
     round_to : int, optional
-        Round the confidential value to this step, at least one step (as salary to 10K).
+        Round the confidential value (after ``unit``) half up to a multiple of this step,
+        bottom-coded at one step (as salary to 10K: 10, 20, ...). None: no rounding; 0 is
+        refused (it would silently mean "no rounding").
+    unit : float, optional
+        Divide the confidential value by this first (1000: dollars to thousands). None: 1.
+    top_code : int, optional
+        Values above this (after rounding) become this (salary: 250). None: no top code.
+    drop_missing : bool
+        Drop records whose confidential value is missing (ACS's PINCP is N/A under 15); a
+        missing value is refused otherwise.
     n_records : int, optional
-        A seeded subsample (``subsample_seed``) of this many records, in file order.
+        A seeded subsample (``subsample_seed``) of this many records, in file order, drawn
+        after ``drop_missing``. None: every record.
+    subsample_seed : int
+        Seeds that subsample.
     max_sets : int, optional
         At most this many attribute sets per size, a subset seeded by the size (None: all).
     """
+    if not isinstance(df, pd.DataFrame):
+        raise PrivlabError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+    if isinstance(sk, str) or not isinstance(sk, Sequence):
+        raise PrivlabError(f"sk must be a list of column names, got {sk!r}")
+    if isinstance(sk_sizes, str) or not isinstance(sk_sizes, Sequence) or not len(sk_sizes):
+        raise PrivlabError(f"sk_sizes must be a non-empty list of integers, got {sk_sizes!r}")
     sk = list(sk)
     for a in (confidential, *sk):
-        if a not in df.columns:
+        if not isinstance(a, str) or a not in df.columns:
             raise PrivlabError(f"confidential and sk must be columns of the data; got {a!r}")
     if confidential in sk or len(set(sk)) != len(sk):
         raise PrivlabError("sk must be distinct attributes other than the confidential one")
-    for s in sk_sizes:
-        check_int("sk_sizes[]", s, low=0, high=len(sk))
-    if n_records and n_records < len(df):
-        rng = np.random.default_rng(subsample_seed)
-        df = df.iloc[np.sort(rng.choice(len(df), size=n_records, replace=False))].reset_index(drop=True)
+    sizes = [check_int("sk_sizes[]", s, low=0, high=len(sk)) for s in sk_sizes]
+    if len(set(sizes)) != len(sizes):
+        raise PrivlabError(f"sk_sizes must not repeat a size, got {list(sk_sizes)}")
+    step = None if round_to is None else check_int("round_to", round_to, low=1)
+    scale = None if unit is None else check_real("unit", unit, low=0, low_open=True)
+    top = None if top_code is None else check_int("top_code", top_code, low=1)
+    if not isinstance(drop_missing, (bool, np.bool_)):
+        raise PrivlabError(f"drop_missing must be true or false, got {drop_missing!r}")
+    n_keep = None if n_records is None else check_int("n_records", n_records, low=1, high=MAX_RECORDS)
+    seed = check_int("subsample_seed", subsample_seed, low=0)
+    if max_sets is not None:
+        check_int("max_sets", max_sets, low=1)
     cols = [confidential, *sk]
-    df = df[cols].copy()
+    df = df[cols]
+    for c in sk:  # a missing integer code: a category of its own, above the column's codes
+        if pd.api.types.is_integer_dtype(df[c].dtype) and df[c].isna().any():
+            df = df.assign(**{c: df[c].fillna(int(df[c].max()) + 1)})
+    if drop_missing:
+        df = df[df[confidential].notna()].reset_index(drop=True)
+    elif df[confidential].isna().any():
+        raise PrivlabError(f"confidential attribute {confidential!r} has missing values; set drop_missing")
+    if len(df) == 0:
+        raise PrivlabError("df must hold at least one record with a confidential value")
+    if n_keep is None and len(df) > MAX_RECORDS:
+        raise PrivlabError(f"df holds {len(df):,} records, more than {MAX_RECORDS:,} (memory); set n_records")
+    if n_keep and n_keep < len(df):
+        rng = np.random.default_rng(seed)
+        df = df.iloc[np.sort(rng.choice(len(df), size=n_keep, replace=False))].reset_index(drop=True)
+    df = df.copy()
     for c in sk:
         if not pd.api.types.is_integer_dtype(df[c].dtype):
             # Adult's missing workclass/occupation/country are a category of their own, "?" as in the raw file
             df[c] = df[c].astype(object).where(df[c].notna(), "?").astype(str)
-    if not pd.api.types.is_integer_dtype(df[confidential].dtype):
-        raise PrivlabError(f"confidential attribute {confidential!r} must be integer-valued")
-    if round_to:
-        step = check_int("round_to", round_to, low=1)
-        v = df[confidential].to_numpy()
-        df[confidential] = np.maximum(step, (np.floor(v / step + 0.5) * step).astype(np.int64))
+    v = df[confidential]
+    if not pd.api.types.is_numeric_dtype(v.dtype) or (step is None and not pd.api.types.is_integer_dtype(v.dtype)):
+        raise PrivlabError(f"confidential attribute {confidential!r} must be integer-valued (or rounded: round_to)")
+    if scale is not None or step is not None or top is not None:
+        x = v.to_numpy(dtype=float) / (scale or 1.0)
+        if step is not None:
+            x = np.maximum(step, np.floor(x / step + 0.5) * step)
+        if top is not None:
+            x = np.minimum(x, top)
+        if not np.all(x == np.floor(x)):
+            raise PrivlabError(
+                f"confidential attribute {confidential!r} must be integer-valued after unit; set round_to"
+            )
+        df[confidential] = x.astype(np.int64)
     domains = tuple(attribute_domain(df[c]) for c in cols)
+    if domains[0].size > MAX_CONFIDENTIAL:
+        raise PrivlabError(
+            f"confidential attribute {confidential!r} has {domains[0].size:,} domain values, more than "
+            f"{MAX_CONFIDENTIAL:,} (H(eps) costs |D|^2 per distribution); set round_to"
+        )
     codes = np.stack([encode(df[c].to_numpy(), d) for c, d in zip(cols, domains)], axis=1)
     sets: dict[int, list[SKSet]] = {}
-    for size in sk_sizes:
+    for size in sizes:
         combos = list(itertools.combinations(sk, size))
         if max_sets and len(combos) > max_sets:
             # a seeded subset of the attribute sets (the paper uses all)
@@ -186,3 +272,13 @@ def prepare(
         # int32 halves what every Monte Carlo task carries to its worker
         sets[int(size)] = [SKSet(c, g.astype(np.int32), G) for c, (g, G) in zip(combos, groups)]
     return SKData(tuple(cols), domains, codes.astype(np.int32), sets)
+
+
+def distinct_values(column: Any, *, exclude: Sequence[Any] = ()) -> int:
+    """How many distinct values ``column`` holds, missing values and those in ``exclude`` not counted
+    (ACS's INDP_CAT without 18 = UNEMPLOYED: its industry sectors)."""
+    col = pd.Series(column)
+    if isinstance(exclude, (str, bytes)) or not isinstance(exclude, Sequence):
+        raise PrivlabError(f"exclude must be a list of values, got {exclude!r}")
+    values = col.dropna()
+    return int(values[~values.isin(list(exclude))].nunique())

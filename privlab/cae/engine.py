@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_int
+from .._validation import PrivlabError, check_array, check_int
+from ._checks import check_callable, check_instance
 from .data import SKData
 from .measure import cae_batch
 from .techniques import SDCTechnique
@@ -31,6 +32,7 @@ def unique_rows(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Exact: the result is verified row by row, with ``np.unique(axis=0)`` as the fallback.
     """
+    P = check_array("P", P, ndim=2, dtype=float, min_size=0)
     bits = (P + 0.0).view(np.uint64)  # + 0.0 turns -0.0 into 0.0
     mult = np.random.default_rng(12345).integers(1, 2**63, size=P.shape[1], dtype=np.uint64) | np.uint64(1)
     with np.errstate(over="ignore"):
@@ -53,6 +55,11 @@ def unique_rows(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def cae_rows(blocks: Sequence[np.ndarray], grid: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """CAE ``(H0, area)`` of every row of every block, each distinct distribution evaluated once;
     also the number of distinct rows."""
+    if isinstance(blocks, np.ndarray) or not isinstance(blocks, Sequence) or not len(blocks):
+        raise PrivlabError("blocks must be a non-empty list of 2-dimensional arrays")
+    grid = check_array("grid", grid, dtype=float)
+    if any(np.ndim(b) != 2 or np.shape(b)[1] != grid.size for b in blocks):
+        raise PrivlabError(f"blocks must be 2-dimensional arrays with one column per grid value ({grid.size})")
     P = np.ascontiguousarray(np.concatenate(list(blocks), axis=0))
     uniq, inverse = unique_rows(P)
     h0, area = cae_batch(grid, uniq)
@@ -86,8 +93,10 @@ def repetition_rows(
         n_distinct_shared, n_unique, H0_unique, area_unique, H0_unique_exact,
         area_unique_exact, H0_unique_exact_var, area_unique_exact_var, artifact_violation``.
     """
+    check_instance("data", data, SKData, "an SKData (privlab.cae.prepare)")
+    check_instance("technique", technique, SDCTechnique, "an SDCTechnique (privlab.cae)")
     rep = check_int("rep", rep, low=0)
-    lp_check_records = check_int("lp_check_records", lp_check_records, low=0)
+    lp_check_records = check_int("lp_check_records", lp_check_records, low=0, high=10_000)
     grid, n, codes = data.grid, data.n, data.codes[:, 0]
     release = technique.release(data, level, seed)
     violation = technique.check(data, release, level, seed, lp_check_records)
@@ -166,6 +175,7 @@ def summarise(long: pd.DataFrame, repetitions: int) -> pd.DataFrame:
     of the uniquely identified records' mean is the square root of the exact variance over
     ``repetitions``.
     """
+    check_instance("long", long, pd.DataFrame, "a DataFrame of repetition_rows")
     R = check_int("repetitions", repetitions, low=1)
     missing = [c for c in SUMMARY_COLUMNS if c not in long.columns]
     if missing:
@@ -205,6 +215,8 @@ def summarise(long: pd.DataFrame, repetitions: int) -> pd.DataFrame:
 def labelled_rows(task: tuple[dict[str, Any], tuple]) -> list[dict[str, Any]]:
     """`repetition_rows` of ``task = (label, args)``, each row prefixed with the ``label`` columns
     (the worker function of `run_series`)."""
+    if not (isinstance(task, tuple) and len(task) == 2 and isinstance(task[0], dict)):
+        raise PrivlabError("task must be a pair (label columns, repetition_rows arguments)")
     label, args = task
     return [{**label, **row} for row in repetition_rows(*args)]
 
@@ -236,7 +248,19 @@ def run_series(
     lp_check_records : int
         Query restriction: records per shuffle whose bounds the checker re-derives by LP.
     """
-    R = check_int("repetitions", repetitions, low=1)
+    R = check_int("repetitions", repetitions, low=1, high=10_000)
+    check_instance("data", data, Mapping, "a mapping of data-set names to SKData")
+    for name, d in data.items():
+        check_instance(f"data[{name!r}]", d, SKData, "an SKData (privlab.cae.prepare)")
+    if isinstance(techniques, (str, bytes)) or not isinstance(techniques, Sequence):
+        raise PrivlabError("techniques must be a list of (label, SDCTechnique) pairs")
+    for item in techniques:
+        if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[1], SDCTechnique)):
+            raise PrivlabError(f"techniques must be (label, SDCTechnique) pairs, got {item!r}")
+    check_callable("seed_sequence", seed_sequence)
+    if map_fn is not None:
+        check_callable("map_fn", map_fn)
+    lp_check_records = check_int("lp_check_records", lp_check_records, low=0, high=10_000)
     series = [(label, float(level), t) for label, t in techniques for level in t.levels]
     if len({s[:2] for s in series}) < len(series):
         raise PrivlabError("mechanism: two techniques with the same label share a level; give one another label")

@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_array, check_int, check_real
+from .._validation import PrivlabError, check_array, check_int, check_real
+from ._checks import check_codes, check_memory
 from .measure import cae_batch
 from .noise import noise_max
 
@@ -27,6 +28,16 @@ __all__ = ["unique_sampling", "unique_sampling_var", "unique_noise", "unique_noi
 
 # E[H0], E[A] per confidential code, and what the variance of their mean needs
 Moments = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _check_moments(moments: Any) -> int:
+    """Four arrays of one length (|D|): E[H0], E[A] and the second moments (or the uniform's H0, A)."""
+    if not isinstance(moments, (tuple, list)) or len(moments) != 4:
+        raise PrivlabError("moments must be the four arrays unique_sampling or unique_noise returns")
+    sizes = {np.asarray(v).shape for v in moments}
+    if len(sizes) != 1 or len(next(iter(sizes))) != 1:
+        raise PrivlabError(f"moments must be four 1-dimensional arrays of one length, got shapes {sorted(sizes)}")
+    return int(next(iter(sizes))[0])
 
 
 def _sample_size(percent: float, n: int) -> int:
@@ -60,6 +71,8 @@ def unique_sampling_var(percent: float, n: int, recs: Any, moments: Moments) -> 
     ``X/nu * sum_r w_r (1 - I_r)`` (X the uniform distribution's H0 or A).
     """
     recs = check_array("recs", recs, dtype=np.int64)
+    n = check_int("n", n, low=1)
+    _check_moments(moments)
     nu = recs.size
     _, w = np.unique(recs, return_counts=True)
     w = w.astype(float)
@@ -83,6 +96,7 @@ def unique_noise(level: float, grid: Any) -> Moments:
     grid = check_array("grid", grid, dtype=float)
     m = grid.size
     M = noise_max(level, m)
+    check_memory(f"the {M + 1} noise outcomes of {m} codes", 9.0 * m * m * (M + 1), "coarsen the domain")
     h = M // 2
     B = np.arange(M + 1)
     w = binom.pmf(B, M, 0.5)
@@ -102,10 +116,15 @@ def unique_noise_var(recs: Any, codes: Any, moments: Moments) -> tuple[float, fl
     (independent noise per record; a record repeated under several attribute sets counts with
     its weight). ``codes[r]`` is record ``r``'s confidential code."""
     recs = check_array("recs", recs, dtype=np.int64)
+    codes = check_array("codes", codes, dtype=np.int64)
+    m = _check_moments(moments)
+    if recs.min() < 0 or recs.max() >= codes.size:
+        raise PrivlabError(f"recs must be record indices in [0, {codes.size - 1}]")
+    check_codes("codes", codes, m)
     nu = recs.size
     ids, w = np.unique(recs, return_counts=True)
     w = w.astype(float)
-    c = np.asarray(codes)[ids]
+    c = codes[ids]
     h0, area = (np.sum(w**2 * (moments[2 + i][c] - moments[i][c] ** 2)) / nu**2 for i in (0, 1))
     return float(h0), float(area)
 
@@ -123,7 +142,15 @@ def chi2_agreement(estimate: Any, exact: Any, se: Any, *, exact_tol: float = 1e-
     """
     from scipy import stats
 
-    est, ex, s = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (estimate, exact, se))
+    try:
+        est, ex, s = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (estimate, exact, se))
+    except (TypeError, ValueError):
+        raise PrivlabError("estimate, exact and se must be arrays of numbers") from None
+    if not est.shape == ex.shape == s.shape:
+        raise PrivlabError(f"estimate, exact and se must have the same shape, got {est.shape}, {ex.shape}, {s.shape}")
+    if np.any(s < 0):
+        raise PrivlabError("se must be non-negative")
+    check_real("exact_tol", exact_tol, low=0)
     noisy = s > 1e-12
     z = (est - ex)[noisy] / s[noisy]
     chi2 = float(np.sum(z**2))

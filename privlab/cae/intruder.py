@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import PrivlabError, check_array, check_int, check_real
+from ._checks import check_memory
 
 __all__ = ["sampling_probs", "sampling_probs_as_printed", "printed_formula_gap", "interval_probs"]
 
@@ -35,6 +36,7 @@ def _sample_counts(
     m = check_int("domain_size", domain_size, low=1)
     if groups.size != codes.size or groups.size != in_sample.size:
         raise PrivlabError("groups, codes and in_sample must have the same length")
+    check_memory(f"p over {G:,} combinations x {m:,} values", 16.0 * G * m, "lower n_groups or domain_size")
     if groups.size and (groups.min() < 0 or groups.max() >= G or codes.min() < 0 or codes.max() >= m):
         raise PrivlabError(f"groups must be in [0, {G - 1}] and codes in [0, {m - 1}]")
     m_o = np.bincount(groups, minlength=G).astype(float)
@@ -91,8 +93,8 @@ def printed_formula_gap(n_records: int, domain_size: int, percent: float) -> tup
         The largest ``|printed p_d - exact p_d|`` over the domain, and the printed ``p_d``'s total
         (1 for probabilities).
     """
-    n = check_int("n_records", n_records, low=1)
-    m = check_int("domain_size", domain_size, low=1)
+    n = check_int("n_records", n_records, low=1, high=10**7)
+    m = check_int("domain_size", domain_size, low=1, high=10**6)
     f = check_real("percent", percent, low=0, high=100, low_open=True) / 100.0
     s = max(1, int(np.floor(f * n + 0.5)))
     args = (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.arange(n) < s, 1, m)
@@ -115,8 +117,15 @@ def interval_probs(groups: Any, lo: Any, hi: Any, n_groups: int, domain_size: in
     hi = check_array("hi", hi, dtype=np.int64)
     G = check_int("n_groups", n_groups, low=1)
     m = check_int("domain_size", domain_size, low=1)
+    if groups.size != lo.size or groups.size != hi.size:
+        raise PrivlabError(f"groups, lo and hi must have the same length, got {groups.size}, {lo.size}, {hi.size}")
     if np.any(lo < 0) or np.any(hi >= m) or np.any(hi < lo):
         raise PrivlabError(f"bounds must satisfy 0 <= lo <= hi < {m}")
+    if groups.size and (groups.min() < 0 or groups.max() >= G):
+        raise PrivlabError(f"groups must be in [0, {G - 1}]")
+    check_memory(
+        f"shares of {groups.size:,} records x {m:,} values", 9.0 * groups.size * m + 8.0 * G * m, "use fewer records"
+    )
     m_o = np.bincount(groups, minlength=G).astype(float)
     d = np.arange(m)
     inside = (d[None, :] >= lo[:, None]) & (d[None, :] <= hi[:, None])

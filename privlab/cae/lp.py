@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import PrivlabError, check_array, check_real
+from ._checks import check_memory
 
 __all__ = ["lp_bounds"]
 
@@ -32,10 +33,21 @@ def lp_bounds(A: Any, b: Any, d_min: float, d_max: float, records: Any) -> tuple
         The unknowns to bound.
     """
     from scipy.optimize import linprog
+    from scipy.sparse import csr_matrix, issparse
 
     lo = check_real("d_min", d_min)
     hi = check_real("d_max", d_max, low=lo)
-    n = A.shape[1]
+    if issparse(A):
+        A = csr_matrix(A, dtype=float)
+    else:
+        A = check_array("A", A, ndim=2, dtype=float, min_size=0)
+    k, n = A.shape
+    if n < 1:
+        raise PrivlabError("A must have at least one column (one per unknown)")
+    b = check_array("b", b, dtype=float, min_size=0)
+    if b.size != k:
+        raise PrivlabError(f"b must have one entry per row of A ({k}), got {b.size}")
+    check_memory(f"the LP over {n:,} unknowns", 8.0 * n * (1 if issparse(A) else max(k, 1)), "use a sparse A")
     records = check_array("records", records, dtype=np.int64, min_size=0)
     if records.size and (records.min() < 0 or records.max() >= n):
         raise PrivlabError(f"records must be indices in [0, {n - 1}]")

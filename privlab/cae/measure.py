@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import PrivlabError, check_array, check_distribution, check_real, check_same_length
+from .._validation import PrivlabError, check_array, check_distribution, check_int, check_real, check_same_length
+from ._checks import MEMORY_LIMIT, check_memory
 
 __all__ = [
     "min_entropy",
@@ -37,10 +38,18 @@ __all__ = [
 
 # A window's probability sum below this is treated as empty (0 log 0 = 0).
 _TINY = 1e-300
+# values one dynamic program takes (O(n^2) time), and values of an exact step function
+# (n(n+1)/2 breakpoints, one dynamic program each)
+MAX_DP_VALUES = 20_000
+MAX_CURVE_VALUES = 2_000
 
 
-def _check_values(values: Any) -> np.ndarray:
+def _check_values(values: Any, limit: int = MAX_DP_VALUES) -> np.ndarray:
     x = check_array("values", values, dtype=float)
+    if x.size > limit:
+        raise PrivlabError(
+            f"values must hold at most {limit:,} values here (time and memory grow as n^2), got {x.size:,}"
+        )
     if x.size > 1 and not np.all(np.diff(x) > 0):
         bad = int(np.flatnonzero(np.diff(x) <= 0)[0])
         raise PrivlabError(
@@ -50,8 +59,8 @@ def _check_values(values: Any) -> np.ndarray:
     return x
 
 
-def _check_input(values: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
-    x = _check_values(values)
+def _check_input(values: Any, probs: Any, limit: int = MAX_DP_VALUES) -> tuple[np.ndarray, np.ndarray]:
+    x = _check_values(values, limit)
     p = check_distribution("probs", probs)
     check_same_length("values", x, "probs", p)
     return x, p
@@ -140,7 +149,14 @@ def covering_entropy(values: Any, probs: Any, windows: Sequence[Sequence[float]]
         (the covering is allowed for every eps at least that large).
     """
     x, p = _check_input(values, probs)
-    flat = [float(v) for w in windows for v in w]
+    if isinstance(windows, (str, bytes)) or not isinstance(windows, Sequence):
+        raise PrivlabError(f"windows must be a list of lists of values, got {windows!r}")
+    if any(isinstance(w, (str, bytes)) or not isinstance(w, Sequence) for w in windows):
+        raise PrivlabError(f"windows must be a list of lists of values, got {windows!r}")
+    try:
+        flat = [float(v) for w in windows for v in w]
+    except (TypeError, ValueError):
+        raise PrivlabError(f"windows must hold numbers, got {windows!r}") from None
     if not all(len(w) for w in windows) or flat != x.tolist():
         raise PrivlabError(f"windows must split the values {x.tolist()} into non-empty contiguous groups, in order")
     q, span, start = [], 0.0, 0
@@ -153,7 +169,7 @@ def covering_entropy(values: Any, probs: Any, windows: Sequence[Sequence[float]]
 
 def breakpoints(values: Any) -> np.ndarray:
     """The sorted distinct pairwise differences ``x_j - x_i`` (``j >= i``), starting at 0."""
-    x = _check_values(values)
+    x = _check_values(values, MAX_CURVE_VALUES)
     d = (x[None, :] - x[:, None])[np.triu_indices(x.size)]
     return np.unique(d)
 
@@ -168,7 +184,7 @@ def entropy_curve(values: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
     H : ndarray, shape (K,)
         ``H[k]`` holds on ``[eps[k], eps[k+1])``; ``H[-1] = 0`` (one window covers everything).
     """
-    x, p = _check_input(values, probs)
+    x, p = _check_input(values, probs, MAX_CURVE_VALUES)
     eps = breakpoints(x)
     tol = _slack(x)
     h = np.array([_dp(x, p, e + tol) for e in eps])
@@ -197,7 +213,8 @@ def entropy_curves(values: Any, probs: Any, *, chunk: int = 1024) -> tuple[np.nd
     probs : array_like, shape (B, m)
         One distribution per row (non-negative, rows summing to 1 within 1e-9; zeros allowed).
     chunk : int
-        Rows processed at once (bounds memory at about ``chunk * m * m * 8`` bytes).
+        Rows processed at once, at most; fewer where ``chunk * m * m * 8`` bytes would pass the
+        memory limit (the result does not depend on it).
 
     Returns
     -------
@@ -207,7 +224,8 @@ def entropy_curves(values: Any, probs: Any, *, chunk: int = 1024) -> tuple[np.nd
         ``H[b, k]`` holds on ``[eps[k], eps[k+1])`` for distribution ``b``. A row whose
         support is narrower than the grid reaches 0 at an earlier breakpoint.
     """
-    x = _check_values(values)
+    x = _check_values(values, MAX_CURVE_VALUES)
+    rows = check_int("chunk", chunk, low=1)
     P = check_array("probs", probs, ndim=2, dtype=float, min_size=0)
     if P.shape[1] != x.size:
         raise PrivlabError(f"probs must have {x.size} columns (one per value), got shape {P.shape}")
@@ -219,6 +237,9 @@ def entropy_curves(values: Any, probs: Any, *, chunk: int = 1024) -> tuple[np.nd
         raise PrivlabError(f"probs rows must sum to 1 (within 1e-9); row {row} sums to {sums[row]!r}")
     eps = breakpoints(x)
     m = x.size
+    check_memory(f"H(eps) over {m} values and {eps.size:,} breakpoints", 8.0 * eps.size * m, "coarsen the grid")
+    check_memory(f"H(eps) of one distribution over {m} values", 8.0 * m * m, "coarsen the grid")
+    chunk = max(1, min(rows, int(MEMORY_LIMIT // (8 * m * m))))
     tol = _slack(x)
     # lo[k, i]: first window start (0-based) allowed for a window ending at i at level k
     lo = np.searchsorted(x, x[None, :] - (eps[:, None] + tol), side="left")

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import PrivlabError, check_array, check_int, check_real, rng_from
+from ._checks import check_codes
 from .data import attribute_domain, encode
 from .intruder import interval_probs
 
@@ -55,6 +56,8 @@ def binomial_noise_codes(codes: Any, domain_sizes: Any, level: float, seed: Any)
     sizes = [check_int("domain_sizes[]", m, low=1) for m in domain_sizes]
     if len(sizes) != c.shape[1]:
         raise PrivlabError(f"domain_sizes must have one entry per column ({c.shape[1]}), got {len(sizes)}")
+    for j, m in enumerate(sizes):
+        check_codes(f"codes[:, {j}]", c[:, j], m)
     rng = rng_from(seed)
     out = np.empty_like(c)
     for j, m in enumerate(sizes):
@@ -71,6 +74,10 @@ def add_binomial_noise(
     ``domains`` maps a column to its domain array (:func:`attribute_domain` of the column
     otherwise). Returns the perturbed values, same index and columns.
     """
+    if not isinstance(df, pd.DataFrame):
+        raise PrivlabError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+    if domains is not None and not isinstance(domains, Mapping):
+        raise PrivlabError(f"domains must map columns to their domains, got {type(domains).__name__}")
     doms = [np.asarray(domains[c]) if domains and c in domains else attribute_domain(df[c]) for c in df.columns]
     codes = np.stack([encode(df[c].to_numpy(), d) for c, d in zip(df.columns, doms)], axis=1)
     noisy = binomial_noise_codes(codes, [d.size for d in doms], level, seed)
@@ -82,6 +89,7 @@ def noise_intervals(released_codes: Any, M: int, domain_size: int) -> tuple[np.n
     c = check_array("released_codes", released_codes, dtype=np.int64)
     M = check_int("M", M, low=0)
     m = check_int("domain_size", domain_size, low=1)
+    check_codes("released_codes", c, m)
     return np.clip(c - M // 2, 0, m - 1), np.clip(c + M // 2, 0, m - 1)
 
 

@@ -14,11 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import PrivlabError, check_array, check_choice, check_int, rng_from
+from .._validation import PrivlabError, check_array, check_choice, check_int, check_real, rng_from
 from .intruder import interval_probs
 from .lp import lp_bounds
 
 __all__ = ["QueryRestriction", "bounds_to_indices", "BoundsRelease"]
+
+MAX_RECORDS = 10**7  # the shuffle, the blocks and the bounds are arrays over the records
+MAX_LP_RECORDS = 10_000  # records bounded by two linear programs each (method="lp")
 
 
 class QueryRestriction:
@@ -44,6 +47,8 @@ class QueryRestriction:
     def __init__(self, values: Any, set_size: int, seed: Any, domain: Any = None) -> None:
         self.values = check_array("values", values, dtype=float)
         n = self.values.size
+        if n > MAX_RECORDS:
+            raise PrivlabError(f"values must hold at most {MAX_RECORDS:,} records, got {n:,}")
         Q = check_int("set_size", set_size, low=2, high=n)
         if Q % 2:
             raise PrivlabError(f"set_size must be even (Q = 2l), got {Q}")
@@ -78,6 +83,10 @@ class QueryRestriction:
         recs = np.arange(self.n) if records is None else check_array("records", records, dtype=np.int64, min_size=0)
         if recs.size and (recs.min() < 0 or recs.max() >= self.n):
             raise PrivlabError(f"records must be indices in [0, {self.n - 1}]")
+        if method == "lp" and recs.size > MAX_LP_RECORDS:
+            raise PrivlabError(
+                f"method='lp' bounds at most {MAX_LP_RECORDS:,} records (two LPs each), got {recs.size:,}"
+            )
         if method == "lp":
             A, b = self.equations()
             return lp_bounds(A, b, self.d_min, self.d_max, recs)
@@ -120,8 +129,13 @@ class QueryRestriction:
 def bounds_to_indices(L: Any, U: Any, domain: Any, *, tol: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
     """Domain indices of the first value >= L and the last value <= U (``tol`` absorbs LP round-off)."""
     domain = check_array("domain", domain, dtype=float)
+    if domain.size > 1 and not np.all(np.diff(domain) > 0):
+        raise PrivlabError("domain must be strictly increasing")
     L = check_array("L", L, dtype=float, min_size=0)
     U = check_array("U", U, dtype=float, min_size=0)
+    if L.size != U.size:
+        raise PrivlabError(f"L and U must have the same length, got {L.size} and {U.size}")
+    tol = check_real("tol", tol, low=0)
     lo = np.searchsorted(domain, L - tol, side="left")
     hi = np.searchsorted(domain, U + tol, side="right") - 1
     if np.any(hi < lo):

@@ -14,11 +14,13 @@ from .intruder import sampling_probs
 
 __all__ = ["sample_size", "sample_records", "sample", "SampleRelease"]
 
+MAX_RECORDS = 10**7  # drawing a sample without replacement may permute all n record indices
+
 
 def sample_size(fraction: float, n: int) -> int:
     """``round(fraction * n)`` (halves up), at least 1."""
     f = check_real("fraction", fraction, low=0, low_open=True, high=1)
-    n = check_int("n", n, low=1)
+    n = check_int("n", n, low=1, high=MAX_RECORDS)
     return max(1, int(math.floor(f * n + 0.5)))
 
 
@@ -34,6 +36,8 @@ def sample(df: pd.DataFrame, fraction: float, seed: Any) -> pd.DataFrame:
     The sample keeps the original index (so the matching records ``M_s`` are ``M_o``'s
     records that were drawn) and the original order.
     """
+    if not isinstance(df, pd.DataFrame):
+        raise PrivlabError(f"df must be a pandas DataFrame, got {type(df).__name__}")
     if len(df) == 0:
         raise PrivlabError("df must hold at least one record")
     return df.iloc[sample_records(len(df), fraction, seed)]

@@ -18,6 +18,7 @@ import numpy as np
 
 from .._validation import PrivlabError, check_real
 from . import checkers, exact
+from ._checks import check_instance
 from .data import SKData
 from .exact import Moments
 from .noise import NoisyRelease, binomial_noise_codes, noise_intervals, noise_max
@@ -73,6 +74,14 @@ class SDCTechnique:
     def check_level(self, level: float) -> None:
         """Refuse a level the technique cannot run at (beyond ``level_range``)."""
 
+    def _level(self, data: Any, level: Any) -> float:
+        """Check the arguments of `release` (a coded data set, a level in range) and return the level."""
+        check_instance("data", data, SKData, "an SKData (privlab.cae.prepare)")
+        lo, hi = self.level_range
+        value = check_real("level", level, low=lo, high=hi)
+        self.check_level(value)
+        return value
+
     def release(self, data: SKData, level: float, seed: Any) -> Release:
         raise NotImplementedError
 
@@ -110,6 +119,7 @@ class SamplingTechnique(SDCTechnique):
             raise PrivlabError(f"sampling levels are percentages in (0, 100], got {level:g}")
 
     def release(self, data: SKData, level: float, seed: Any) -> SampleRelease:
+        level = self._level(data, level)
         rows = sample_records(data.n, level / 100.0, seed)
         return SampleRelease(rows, data.codes[rows], data.n, data.domain_sizes[0])
 
@@ -144,6 +154,7 @@ class QueryRestrictionTechnique(SDCTechnique):
             raise PrivlabError(f"query-set sizes must be even integers (Q = 2l), got {level:g}")
 
     def release(self, data: SKData, level: float, seed: Any) -> BoundsRelease:
+        level = self._level(data, level)
         domain = data.domains[0]
         queries = QueryRestriction(data.confidential_values, int(level), seed, domain=domain)
         L, U = queries.bounds()
@@ -172,6 +183,7 @@ class NoiseAdditionTechnique(SDCTechnique):
     checked: ClassVar[str] = "values in their domains, at most M/2 steps from the original"
 
     def release(self, data: SKData, level: float, seed: Any) -> NoisyRelease:
+        level = self._level(data, level)
         noisy = binomial_noise_codes(data.codes, data.domain_sizes, level, seed)
         m = data.domain_sizes[0]
         lo, hi = noise_intervals(noisy[:, 0], noise_max(level, m), m)

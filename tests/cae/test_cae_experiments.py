@@ -67,3 +67,68 @@ def test_bad_config_fails_in_one_line(overrides, message):
         exp = registry.get("cae/fig2_query_restriction")
         cfg = compose(exp.id, overrides)
         make_context(cfg, log=lambda m: None).mechanisms(cfg.mechanism, kind="sdc_technique")
+
+
+def _verdicts(exp, df, cfg):
+    return {c.claim: c.verdict for c in exp.check_claims(df, cfg)}
+
+
+def test_formulas_experiment_finds_the_seeds_errors(tmp_path):
+    exp, cfg, df = _run("cae/formulas", ["grids.instances=3"], tmp_path)
+    wrong = set(df.key[~df.match])
+    assert wrong == {"maximised", "eps_max", "base_cases", "sampling", "sampling_total", "bounds_order", "interval"}
+    claims = exp.check_claims(df, cfg)
+    by_ledger = {}
+    for c in claims:
+        by_ledger.setdefault(c.ledger, set()).add(c.verdict)
+    assert by_ledger["sec5.alg_crossref"] == {"disagree"}  # Algorithm 2 is never referred to
+    assert by_ledger["sec5.alg_interval"] == {"agree", "disagree"}  # right on index codes only
+    assert by_ledger["sec4.recurrence"] == by_ledger["sec5.qr_count"] == {"agree"}
+    assert all(c.ledger for c in claims)
+
+
+def test_table1_fig1_and_table2_data(tmp_path):
+    exp, cfg, df = _run("cae/table1_fig1", (), tmp_path)
+    assert set(_verdicts(exp, df, cfg).values()) == {"agree"}
+    first = df.groupby("example").first()
+    assert first.other.to_dict() == {"layla": 50.0, "qays": 77.0} and first.area.to_dict() == {
+        "layla": 57.0,
+        "qays": 3.0,
+    }
+    exp, cfg, df = _run("cae/table2_data", (), tmp_path)
+    claims = exp.check_claims(df, cfg)
+    real = {c.ledger: c.verdict for c in claims if c.ledger in ("table2.sex", "table2.industry", "table2.values")}
+    assert real == {"table2.sex": "agree", "table2.industry": "agree", "table2.values": "agree"}
+    assert df.set_index("attribute").acs_data["salary"] == "acs (real, n=all of 14108 with PINCP, confidential=PINCP)"
+
+
+def test_acs_twins_run_on_acs_only():
+    for name in ("fig2_sampling", "fig2_query_restriction", "fig2_noise", "fig4_noise"):
+        assert registry.get(f"cae/{name}_acs").twin_of == f"cae/{name}"
+    for profile, n in (("quick", 2500), ("paper", None)):
+        cfg = compose("cae/fig2_noise_acs", profile=profile)
+        assert [k for k, v in cfg.datasets.items() if v is not None] == ["acs"]
+        assert cfg.datasets.acs.n_records == n and list(cfg.sk_sizes) == [0, 1, 2, 3, 4]
+        assert cfg.datasets.acs.sk == ["AGEP", "SEX", "EDU", "INDP_CAT"] and cfg.datasets.acs.drop_missing
+
+
+def test_figure_2_panels_carry_the_seeds_letters_and_legends_hide_no_curve():
+    from privlab.cae import figures
+
+    rows = [
+        {"dataset": "d", "technique": t, "param": q, "sk_size": s, "H0": 1.0 + s, "area": 2.0 + s, "H0_se": 0.0,
+         "area_se": 0.0}
+        for t, levels in (("sampling", (5, 50)), ("query_restriction", (8,)), ("noise", (10,)))
+        for q in levels
+        for s in range(3)
+    ]  # fmt: skip
+    df = pd.DataFrame(rows)
+    for technique, letters in (("sampling", "ab"), ("query_restriction", "cd"), ("noise", "ef")):
+        first = pd.concat([df[df.technique == technique], df[df.technique != technique]])
+        fig = figures.sdc_vs_sk("Figure 2")(first)
+        fig.canvas.draw()
+        h0, area = fig.axes[:2]
+        assert h0.get_title().startswith(f"({letters[0]})") and area.get_title().startswith(f"({letters[1]})")
+        legend = area.get_legend()
+        assert h0.get_legend() is None and legend is not None
+        assert legend.get_window_extent().x0 >= area.get_window_extent().x1  # outside, right of the panels

@@ -1,0 +1,61 @@
+"""Section 3's two salary examples (Table 1, Figure 1): what the intruder learns from a maximum
+and an average over two academics, and the CAE of it.
+
+With two members in the queried group, the answers ``max`` and ``avg`` leave the target's salary
+one of ``max`` and ``2 avg - max``, equally likely (the seed's "1 bit"). The approximate compromise
+range is the distance between them, centred on ``X0 = avg``; H(eps) is 1 bit below that range and
+0 from it on, so the area under H is the range itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validation import PrivlabError, check_real
+from .measure import cae, entropy_curve
+
+__all__ = ["salary_pair"]
+
+
+def salary_pair(maximum: float, average: float, *, unit: float = 1.0) -> dict[str, Any]:
+    """What ``SELECT MAX`` and ``SELECT AVG`` over a group of two reveal about either member.
+
+    Parameters
+    ----------
+    maximum, average : float
+        The two answers (Table 1), ``average <= maximum``.
+    unit : float
+        Every value is divided by it (1000: thousands, as the seed's text writes "107K").
+
+    Returns
+    -------
+    dict
+        ``candidates`` (the two possible salaries, ascending), ``other`` (``2 avg - max``), ``H0``
+        (Shannon entropy of the two equally likely candidates, bits), ``DR`` (``1 / H0``, Eq. (1)),
+        ``X0`` (the centre), ``half_range`` and ``range`` (the approximate compromise range eps),
+        ``eps`` and ``H`` (the step function H(eps)) and ``area``.
+    """
+    hi = check_real("maximum", maximum)
+    avg = check_real("average", average, high=hi)
+    u = check_real("unit", unit, low=0, low_open=True)
+    other = 2.0 * avg - hi
+    if other == hi:
+        raise PrivlabError("maximum and average must differ (otherwise both members earn the maximum)")
+    x = np.array([other, hi]) / u
+    p = np.array([0.5, 0.5])
+    eps, H = entropy_curve(x, p)
+    H0, area = cae(x, p)
+    return {
+        "candidates": x,
+        "other": float(x[0]),
+        "H0": H0,
+        "DR": 1.0 / H0,
+        "X0": float(x.mean()),
+        "half_range": float((x[1] - x[0]) / 2),
+        "range": float(x[1] - x[0]),
+        "eps": eps,
+        "H": H,
+        "area": area,
+    }
