@@ -19,6 +19,7 @@ __all__ = [
     "mean_se",
     "quantile_se",
     "zscores",
+    "family_z",
     "pooled_gof",
 ]
 
@@ -66,6 +67,15 @@ def mean_se(values: np.ndarray) -> float:
 def quantile_se(q: float, n: int, density: float) -> float:
     """Asymptotic standard error of the sample ``q``-quantile: ``sqrt(q (1 - q) / n) / f(x_q)``."""
     return math.sqrt(q * (1 - q) / n) / density
+
+
+def family_z(alpha: float, comparisons: int) -> float:
+    """The one-sided z limit that keeps the family-wise false-alarm rate of ``comparisons``
+    Monte Carlo comparisons at ``alpha`` (Bonferroni): a tie between two estimates then
+    passes with probability at least 1 - alpha over the whole family."""
+    a = check_real("alpha", alpha, low=0, high=1, low_open=True, high_open=True)
+    n = check_int("comparisons", comparisons, low=1)
+    return float(_st.norm.isf(a / n))
 
 
 def zscores(estimate: np.ndarray, exact: np.ndarray, se: np.ndarray) -> np.ndarray:
