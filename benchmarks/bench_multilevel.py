@@ -1,13 +1,24 @@
-"""Throughput of the multilevel collusion Monte Carlo and cost of multi-pert releases.
+"""Throughput and parallel scaling of the multilevel collusion Monte Carlo; cost of multi-pert releases.
 
-Run: python benchmarks/bench_multilevel.py [--trials N]   (from the repository root)
+Run: python benchmarks/bench_multilevel.py [--per-worker 2e8] [--workers 1,2,4]   (from the repository root)
 
-Prints trials/s per core of the MC kernel (dense and history stores), the parallel
-engine's trials/s on all cores, the projected time of the paper profile (its trials per
-X distribution, four distributions), that counts do not depend on the worker count, and
-the per-release time and stored size of multi-pert at n = 10^6. The paper's parameters
-(s, p_a, p_b, p_c, the MC chunking, the paper profile's trials) come from the composed
-config of multilevel/fig5_collusion.
+Prints
+
+- the single-core throughput of the fast kernel (``kernel="stratified"``) against the reference
+  kernel (a `MultiLevelPerturber` per chunk, the engine before issue 12), measured in the same
+  run, and against the 9.2M trials/s the old engine did on the 2-core development machine;
+- the engine's trials/s in total and per worker for 1, 2, 4, 8, 16 workers (those the machine
+  has), each worker given the same number of trials (weak scaling), and the parallel
+  efficiency: trials/s per worker relative to 1 worker;
+- the projected time of the paper profile (four X distributions at its trials each);
+- that the counts are identical for 1 and for every worker count, and that a finished
+  checkpoint is reused;
+- the per-release time and stored size of multi-pert at n = 10^6.
+
+Timings are wall-clock: on a machine shared with other work, read the ratios (new vs old kernel
+in the same run, n vs 1 workers) rather than the absolute rates. The load average is printed.
+The paper's parameters (s, p_a, p_b, p_c, the chunking, the paper profile's trials) come from
+the composed config of multilevel/fig5_collusion.
 """
 
 from __future__ import annotations
@@ -28,56 +39,79 @@ CFG_OVERHEAD = runner.compose("multilevel/fig8_overhead", profile="paper")
 PS = [float(CFG.retention[r]) for r in "abc"]
 S = int(CFG.domain_size)
 PRIOR = np.full(S, 1 / S)
+OLD_ENGINE = 9.2e6  # trials/s per core of the engine before issue 12 (2-core machine, benchmarks/README.md)
 
 
-def kernel(store: str, n: int, reps: int) -> float:
-    ml.collusion_counts_chunk(PRIOR, PS, S, 10_000, 0, store=store)  # warm up
+def kernel_rate(kernel: str, trials: int) -> float:
+    """Single-core trials/s of one kernel through the engine (serial, no checkpoint)."""
+    ml.collusion_counts(PRIOR, PS, S, 100_000, chunk=50_000, seed=1, kernel=kernel)  # warm up
     t = time.perf_counter()
-    for r in range(reps):
-        ml.collusion_counts_chunk(PRIOR, PS, S, n, r, store=store)
-    return n * reps / (time.perf_counter() - t)
+    ml.collusion_counts(PRIOR, PS, S, trials, chunk=int(CFG.mc.chunk), seed=2, kernel=kernel)
+    return trials / (time.perf_counter() - t)
 
 
 def engine(trials: int, n_jobs: int, scratch=None) -> tuple[float, np.ndarray]:
     ctx = RunContext(seed=0, n_jobs=n_jobs, scratch_dir=scratch, progress=False)
-    what = {"chunk": CFG.mc.chunk, "seed": ctx.seed_sequence("mc", "uniform")}
-    how = {"block_chunks": CFG.mc.block_chunks, "store": CFG.mc.store, "map": ctx.map, "workers": ctx.n_jobs}
+    what = {"chunk": int(CFG.mc.chunk), "seed": ctx.seed_sequence("mc", "uniform"), "kernel": CFG.mc.kernel}
     checkpoint = ctx.checkpoint("multilevel_mc", **ml.collusion_identity(PRIOR, PS, S, trials, **what))
+    how = {"map": ctx.map_unordered, "workers": ctx.n_jobs, "checkpoint": checkpoint}
     t = time.perf_counter()
-    F = ml.collusion_counts(PRIOR, PS, S, trials, **what, **how, checkpoint=checkpoint)
+    F = ml.collusion_counts(PRIOR, PS, S, trials, **what, **how, checkpoint_seconds=float(CFG.mc.checkpoint_seconds))
     return time.perf_counter() - t, F
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--trials", type=float, default=2e8, help="trials for the parallel engine run")
-    args = ap.parse_args()
     cores = os.cpu_count() or 1
-    print(f"machine: {cores} cores; s = {S}, p = {PS} (conf/experiment/multilevel)")
-    for store in ("dense", "history"):
-        rate = kernel(store, int(CFG.mc.chunk), 3)
-        print(f"MC kernel, store={store:7s}: {rate / 1e6:6.2f} M trials/s on one core")
-    trials = int(args.trials)
-    engine(8_000_000, cores)  # start the worker pool
-    secs, F = engine(trials, cores)
-    rate = trials / secs
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--per-worker", type=float, default=2e8, help="trials per worker in the scaling runs")
+    ap.add_argument("--workers", default=",".join(str(w) for w in (1, 2, 4, 8, 16) if w <= cores))
+    ap.add_argument("--old-trials", type=float, default=1e7, help="trials for the reference kernel")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per worker count, interleaved; the best is kept")
+    args = ap.parse_args()
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"machine: {cores} cores, load average {load}; s = {S}, p = {PS}, chunk = {CFG.mc.chunk:,}")
+
+    old = kernel_rate("perturber", int(args.old_trials))
+    new = kernel_rate("stratified", int(10 * args.old_trials))
     print(
-        f"MC engine, {cores} workers, {trials:.2g} trials: {secs:.1f} s = {rate / 1e6:.2f} M trials/s "
-        f"= {rate / cores / 1e6:.2f} M trials/s per core"
+        f"one core: stratified kernel {new / 1e6:.1f}M trials/s, reference kernel (old engine) {old / 1e6:.1f}M "
+        f"trials/s in the same run: {new / old:.1f}x; {new / OLD_ENGINE:.1f}x the old engine's 9.2M trials/s "
+        f"(goal >= 2x)"
     )
+
+    per_worker, counts = int(args.per_worker), [int(v) for v in args.workers.split(",")]
+    best = dict.fromkeys(counts, float("inf"))
+    for _ in range(args.repeat):  # interleaved, so that a burst of load elsewhere hits every count alike
+        for w in counts:
+            engine(w * int(CFG.mc.chunk), w)  # start the worker pool
+            best[w] = min(best[w], engine(w * per_worker, w)[0])
+    rates = {}
+    for w, secs in best.items():
+        rates[w] = w * per_worker / secs
+        eff = rates[w] / (w * rates[min(rates)]) if min(rates) == 1 else float("nan")
+        print(
+            f"engine, {w:2d} workers, {w * per_worker:.2g} trials (best of {args.repeat}): {secs:6.1f} s "
+            f"= {rates[w] / 1e6:7.1f}M trials/s "
+            f"= {rates[w] / w / 1e6:5.1f}M per worker; efficiency vs 1 worker {100 * eff:5.1f}% (goal >= 80%)"
+        )
+
     paper, n_dist = int(CFG.mc.trials), len(CFG.distributions)
-    per_dist = paper / rate
-    print(
-        f"projected paper profile: {paper:.0e} trials per distribution {per_dist / 60:.1f} min on {cores} cores; "
-        f"{n_dist} distributions {n_dist * per_dist / 60:.1f} min (goal: 10^10 in < 15 min on 2 cores)"
-    )
-    _, F1 = engine(16_000_000, 1)
-    _, F2 = engine(16_000_000, cores)
-    print(f"same counts with 1 and {cores} workers: {np.array_equal(F1, F2)}")
+    for w, rate in rates.items():
+        total = n_dist * paper / rate
+        print(
+            f"projected paper profile on {w} workers: {paper:.0e} trials per distribution in {paper / rate / 60:.1f} "
+            f"min, {n_dist} distributions in {total / 60:.1f} min" + (" (goal: < 15 min on 2 cores)" if w == 2 else "")
+        )
+
+    top = max(rates)
+    _, F1 = engine(16 * int(CFG.mc.chunk), 1)
+    _, Fn = engine(16 * int(CFG.mc.chunk), top)
+    print(f"identical counts with 1 and {top} workers: {F1.tobytes() == Fn.tobytes()}")
     with tempfile.TemporaryDirectory() as tmp:  # resume: a finished state is reused, not recomputed
-        t1, Fa = engine(16_000_000, cores, tmp)
-        t2, Fb = engine(16_000_000, cores, tmp)
+        t1, Fa = engine(16 * int(CFG.mc.chunk), top, tmp)
+        t2, Fb = engine(16 * int(CFG.mc.chunk), top, tmp)
         print(f"resumable state: first run {t1:.2f} s, rerun {t2:.2f} s, equal counts {np.array_equal(Fa, Fb)}")
+
     n, m = 1_000_000, 100
     rng = np.random.default_rng(1)
     x = rng.integers(0, S, n)

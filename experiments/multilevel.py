@@ -32,10 +32,9 @@ MC = {
     "retention": {"a": P, "b": P, "c": P},
     "distributions": MapOf(ml.PRIOR),
     "mc": {
-        "trials": Int(1, 10**12, limit="trials per distribution; 10^10 take about 11 min on 2 cores"),
-        "chunk": Int(1, 2 * 10**7, limit="tuples of one simulated table held in memory"),
-        "block_chunks": Int(1, 10**6),
-        "store": Choice("dense", "history"),
+        "trials": Int(1, 10**12, limit="trials per distribution"),
+        "chunk": Int(1, 2**32 - 1, limit="trials per chunk, counted in uint32 cells"),
+        "kernel": Choice(*ml.KERNELS),
         "checkpoint_seconds": Real(0),
     },
 }
@@ -77,9 +76,9 @@ def _counts(cfg, ctx, name: str, prior: np.ndarray) -> np.ndarray:
     """F[X, Y_a, Y_b, Y_c] for the X distribution ``name``: resumable, shared by fig5, fig6 and agreement."""
     mc = cfg.mc
     what = {"prior": prior, "ps": _ps(cfg), "domain_size": cfg.domain_size, "trials": mc.trials, "chunk": mc.chunk}
-    what["seed"] = ctx.seed_sequence("mc", name)
-    how = {"block_chunks": mc.block_chunks, "store": mc.store, "checkpoint_seconds": mc.checkpoint_seconds}
-    how.update(map=ctx.map, workers=ctx.n_jobs, log=lambda m: ctx.log(f"{name}: {m}"), progress=ctx.progress)
+    what.update(seed=ctx.seed_sequence("mc", name), kernel=mc.kernel)
+    how = {"map": ctx.map_unordered, "workers": ctx.n_jobs, "checkpoint_seconds": mc.checkpoint_seconds}
+    how.update(log=lambda m: ctx.log(f"{name}: {m}"), progress=ctx.progress)
     checkpoint = ctx.checkpoint("multilevel_mc", **ml.collusion_identity(**what))
     return ml.collusion_counts(**what, **how, checkpoint=checkpoint)
 

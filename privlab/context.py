@@ -12,9 +12,12 @@ import functools
 import hashlib
 import json
 import os
+import socket
 import sys
+import threading
+import weakref
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +136,8 @@ class RunContext:
         backend_address: str | None = None,
     ):
         self.seed = int(seed)
-        self.n_jobs = effective_jobs(n_jobs)
+        self._n_jobs_asked = n_jobs
+        self._n_jobs: int | None = None if backend == "dask" else effective_jobs(n_jobs)
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self.scratch_dir = Path(scratch_dir) if scratch_dir else None
         self.show_progress = sys.stderr.isatty() if progress is None else bool(progress)
@@ -141,9 +145,39 @@ class RunContext:
         self.backend = backend
         self.backend_address = backend_address
         self._backend_ready = False
+        self._client: Any = None  # the dask Client this context opened
+        self._close_client: Callable[[], Any] | None = None
         self.cache_hits = 0
         self.cache_misses = 0
         self.data_used: list[str] = []  # datasets.describe() of every data set the run used
+
+    @property
+    def n_jobs(self) -> int:
+        """Workers of `map`: joblib's convention (-1 = all); with ``backend="dask"`` counted on
+        the cluster (-1 = every worker thread of the scheduler, a number is taken as given)."""
+        if self._n_jobs is None:
+            asked = self._n_jobs_asked
+            if not asked:
+                self._n_jobs = 1
+            elif asked > 0:
+                self._n_jobs = int(asked)
+            else:
+                self._activate_backend()
+                threads = sum(self._client.nthreads().values())
+                self._n_jobs = max(1, threads + 1 + int(asked))
+        return self._n_jobs
+
+    def close(self) -> None:
+        """Close the cluster client this context opened (dask), if any; `map` reopens one."""
+        if self._close_client is not None:
+            self._close_client()
+        self._client, self._close_client, self._backend_ready = None, None, False
+
+    def __enter__(self) -> RunContext:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     # -- randomness -----------------------------------------------------------------
     def seed_sequence(self, *key) -> np.random.SeedSequence:
@@ -173,21 +207,46 @@ class RunContext:
         Results never depend on the number of workers: seeds must come from the
         item (e.g. ``ctx.seed_sequence(i)`` passed inside it), never from shared state.
         """
+        return list(self._run(fn, items, desc=desc, n_jobs=n_jobs, ordered=True))
+
+    def map_unordered(
+        self, fn: Callable, items: Sequence, *, desc: str | None = None, n_jobs: int | None = None
+    ) -> Iterator:
+        """``fn(item)`` for every item, yielded lazily as each finishes (completion order).
+
+        For long tasks whose results the caller folds in as they come (e.g. count tables
+        added up): no task waits for an earlier one, and only results not yet consumed are
+        held. The caller must not depend on the order (a result should say which item it
+        answers). With one worker: in order, in this process.
+        """
+        return self._run(fn, items, desc=desc, n_jobs=n_jobs, ordered=False)
+
+    def _run(self, fn: Callable, items: Sequence, *, desc: str | None, n_jobs: int | None, ordered: bool) -> Iterator:
         items = list(items)
         jobs = self.n_jobs if n_jobs is None else effective_jobs(n_jobs)
         if jobs <= 1 or len(items) <= 1:
-            return [fn(item) for item in self.progress(items, total=len(items), desc=desc)]
+            yield from (fn(item) for item in self.progress(items, total=len(items), desc=desc))
+            return
         from joblib import Parallel, delayed, parallel_config
 
         self._activate_backend()
-        backend_kw = {"backend": self.backend} if self.backend else {}
+        backend_kw: dict[str, Any] = {"backend": self.backend} if self.backend else {}
+        if self._client is not None:
+            backend_kw["client"] = self._client
         with parallel_config(**backend_kw):
             work = _InWorker(fn)
-            gen = Parallel(n_jobs=jobs, return_as="generator")(delayed(work)(item) for item in items)
-            return list(self.progress(gen, total=len(items), desc=desc))
+            return_as = "generator" if ordered else "generator_unordered"
+            gen = Parallel(n_jobs=jobs, return_as=return_as)(delayed(work)(item) for item in items)
+            yield from self.progress(gen, total=len(items), desc=desc)
 
     def _activate_backend(self) -> None:
-        """Connect joblib to a cluster backend (dask or ray) once, on first use."""
+        """Connect joblib to a cluster backend (dask or ray) once, on first use.
+
+        dask: a ``distributed.Client`` of the scheduler at ``backend_address`` (without one, a
+        local cluster of worker processes), owned by this context: joblib is handed it
+        explicitly (never a global default client), and `close` (or the context's garbage
+        collection, or the interpreter's exit) closes it.
+        """
         if self._backend_ready or self.backend not in ("dask", "ray"):
             return
         from ._validation import PrivlabError
@@ -196,7 +255,12 @@ class RunContext:
             if self.backend == "dask":
                 from dask.distributed import Client
 
-                Client(self.backend_address) if self.backend_address else Client(processes=True)
+                if self.backend_address:
+                    client = Client(self.backend_address, set_as_default=False)
+                else:
+                    client = Client(processes=True, dashboard_address=None, set_as_default=False)
+                self._client = client
+                self._close_client = weakref.finalize(self, client.close)
             else:
                 import ray
                 from ray.util.joblib import register_ray
@@ -274,13 +338,23 @@ class RunContext:
 
 class Checkpoint:
     """Arrays saved atomically (temporary file, fsync, rename) and loaded back; a no-op
-    without a scratch directory."""
+    without a scratch directory.
+
+    ``part(name)`` is a sibling store (``<file>.part-<name>.npz``) for one worker's own
+    progress; it pickles to a worker process with its path (workers on other machines
+    need the scratch directory on a shared file system for their parts to be found).
+    ``discard()`` removes the saved file.
+    """
 
     def __init__(self, path: Path | None):
         self.path = path
 
     def load(self) -> dict | None:
-        """The saved arrays, or None when nothing was saved (or the file is unreadable)."""
+        """The saved arrays, or None when nothing was saved (or the file is unreadable).
+
+        Temporary files that a killed writer left beside the store are removed first.
+        """
+        self._remove_dead_temporaries()
         if self.path is None or not self.path.is_file():
             return None
         try:
@@ -293,15 +367,53 @@ class Checkpoint:
         if self.path is None:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp.npz")
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.{_HOST}.tmp.npz")
         with open(tmp, "wb") as fh:
             np.savez(fh, **arrays)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self.path)
 
+    def part(self, name: str) -> Checkpoint:
+        """The store of part ``name`` (letters, digits, ``_`` and ``-``) of this checkpoint."""
+        if not name or not all(c.isalnum() or c in "_-" for c in name):
+            raise ValueError(f"a checkpoint part name is letters, digits, _ and -; got {name!r}")
+        if self.path is None:
+            return Checkpoint(None)
+        return Checkpoint(self.path.with_name(f"{self.path.stem}.part-{name}.npz"))
+
+    def discard(self) -> None:
+        """Remove the saved arrays (nothing to do when none were saved), and what a killed
+        writer left beside them."""
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+        self._remove_dead_temporaries()
+
+    def _remove_dead_temporaries(self) -> None:
+        """Remove ``.<file>.<pid>.<thread>.<host>.tmp.npz`` left by a writer on this host whose
+        process is gone (a writer on another host sharing the directory is left alone)."""
+        if self.path is None or not self.path.parent.is_dir():
+            return
+        for tmp in self.path.parent.glob(f".{self.path.name}.*.{_HOST}.tmp.npz"):
+            pid = tmp.name[len(self.path.name) + 2 :].split(".")[0]
+            if pid.isdigit() and not _alive(int(pid)):
+                tmp.unlink(missing_ok=True)
+
     def describe(self) -> str:
         return self.path.name if self.path else "(no scratch directory)"
+
+
+_HOST = "".join(c if c.isalnum() or c == "-" else "-" for c in socket.gethostname()) or "host"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _plain(spec) -> dict:

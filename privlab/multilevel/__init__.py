@@ -34,6 +34,7 @@ from .exact import (
     uni_pert_matrix,
 )
 from .montecarlo import (
+    KERNELS,
     MAX_CELLS,
     MC_VERSION,
     alias_table,
@@ -48,9 +49,11 @@ from .overhead import change_points_se, measure_overhead
 from .perturbation import MultiLevelPerturber, independent_copies, release_in_order, uni_pert, uv
 from .priors import PRIOR, PRIOR_KINDS, PriorSpec, gaussian_prior, lognormal_prior, make_prior, marginal_prior
 from .schemes import IndependentCopies, MultiPert, PerturbationScheme, confidence_chunk, confidence_curves
+from .stratified import collusion_chunk_stratified, release_plan
 
 __all__ = [
     "CODE_DTYPE",
+    "KERNELS",
     "MAX_CELLS",
     "MAX_EXACT_COPIES",
     "MC_VERSION",
@@ -77,6 +80,8 @@ __all__ = [
     "alias_table",
     "sample_prior",
     "collusion_counts_chunk",
+    "collusion_chunk_stratified",
+    "release_plan",
     "collusion_identity",
     "collusion_counts",
     "margin",

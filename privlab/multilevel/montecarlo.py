@@ -1,23 +1,40 @@
-"""The collusion Monte Carlo: X and its copies simulated through the real multi-pert code.
+"""The collusion Monte Carlo: X and its multi-pert copies, counted into F[X, Y_1, ..., Y_k].
 
-One *chunk* draws ``n`` tuples from the prior, releases their copies at ``ps`` (in request
-order) through a `MultiLevelPerturber`, and counts every (X, Y_1, ..., Y_k) combination
-into F, an array of s^(1+k) cells. `collusion_counts` adds up the chunks of a run:
+A *chunk* simulates ``n`` trials (X from the prior, its copies released at ``ps`` in request
+order) and counts every (X, Y_1, ..., Y_k) combination into F, an array of s^(1+k) cells.
+Two kernels simulate a chunk:
+
+- ``"stratified"`` (`collusion_chunk_stratified`, the default): the fast kernel; X's counts
+  from a multinomial draw, then multi-pert's release steps per x, counted into that x's
+  cache-resident slice of F;
+- ``"perturber"`` (`collusion_counts_chunk`, the reference): X drawn trial by trial and the
+  copies released by a real `MultiLevelPerturber` on the chunk's table; about 5x slower,
+  kept to check the fast kernel against (same law, other random streams).
+
+`collusion_counts` adds up the chunks of a run:
 
 - chunk ``c`` uses child ``c`` of the run's SeedSequence, so the counts depend only on the
-  seed, the parameters and the chunking, never on how many workers run the chunks;
-- chunks still to run are grouped in *blocks* (the unit handed to a worker); the caller's
-  ``map`` runs ``workers`` blocks at a time, and after each round the partial counts and
-  the set of finished chunks go to the caller's checkpoint (``load()`` / ``save(**arrays)``),
-  at most every ``checkpoint_seconds``. A rerun resumes from the saved state (whatever its
-  block size or number of workers); a finished state is returned at once.
+  seed, the parameters, the kernel and the chunking, never on how many workers run the
+  chunks, on which worker runs which chunk, or on the backend (integer addition commutes);
+- the chunks still to run are dealt to ``workers`` long-running *tasks* (task t gets every
+  ``workers``-th chunk from its t-th on); a task accumulates its chunks in place into its own
+  table and returns it once, with the list of its chunks; the caller's ``map`` may return
+  the tasks in any order (``ctx.map_unordered``: no barrier, the parent adds each table as
+  its task ends);
+- progress is saved through the caller's checkpoint (``load()`` / ``save(**arrays)``): the
+  parent saves the counts of the finished tasks; each task saves its own partial table and
+  finished chunks to ``checkpoint.part(name)`` (when the checkpoint offers parts) at most
+  every ``checkpoint_seconds`` and when it ends. A rerun merges the saved parts, then deals
+  only the chunks not yet counted (whatever the number of workers); a finished state is
+  returned at once. Every save is atomic (the caller's store), so a killed run leaves either
+  the previous state or the new one, never half of one.
 
-What is simulated (`collusion_identity`: prior, ps, s, trials, chunk, seed) is kept apart
-from how it is run (blocks, store, map, workers, checkpoint cadence), so the parallel
-strategy can change without touching the counts or the saved states.
+What is simulated (`collusion_identity`: prior, ps, s, trials, chunk, seed, kernel) is kept
+apart from how it is run (map, workers, checkpoint cadence), so the parallel strategy can
+change without touching the counts or the saved states.
 
 The library does no I/O: the map, the checkpoint store, the log and the progress bar are
-the caller's (``ctx.map``, ``ctx.checkpoint(...)``, ``ctx.log``, ``ctx.progress``).
+the caller's (``ctx.map_unordered``, ``ctx.checkpoint(...)``, ``ctx.log``, ``ctx.progress``).
 """
 
 from __future__ import annotations
@@ -25,17 +42,20 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
 from .._validation import PrivlabError, check_choice, check_distribution, check_int, check_real, rng_from
 from ._checks import CODE_DTYPE, as_seed_sequence, check_ps, check_s, check_trials, child_seed
-from .perturbation import STORES, MultiLevelPerturber, random_words, split_words, threshold
+from .perturbation import MultiLevelPerturber, random_words, split_words, threshold
+from .stratified import collusion_chunk_stratified
 
 __all__ = [
     "MC_VERSION",
     "MAX_CELLS",
+    "KERNELS",
     "alias_table",
     "sample_prior",
     "collusion_counts_chunk",
@@ -46,19 +66,25 @@ __all__ = [
     "check_trials",
 ]
 
-MC_VERSION = 1  # bump when the simulation changes what a seed produces
+MC_VERSION = 2  # bump when the simulation changes what a seed produces (2: kernels, SFC64 streams)
 MAX_CELLS = 2**27  # cells of F (int64): 1 GiB per count array held in memory
+KERNELS = ("stratified", "perturber")
+_U32_MAX = 2**32 - 1
 
 
 class Checkpoint(Protocol):
-    """Where partial counts go (``ctx.checkpoint(name, **identity)``)."""
+    """Where partial counts go (``ctx.checkpoint(name, **identity)``).
+
+    A store may also offer ``part(name)`` (another store, picklable, that a worker task
+    saves its own progress to) and ``discard()`` (remove what it holds); both are optional.
+    """
 
     def load(self) -> dict[str, np.ndarray] | None: ...
 
     def save(self, **arrays: np.ndarray) -> None: ...
 
 
-Map = Callable[[Callable[[Any], Any], Sequence[Any]], Sequence[Any]]
+Map = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
 
 
 # ---------------------------------------------------------------------------------------
@@ -114,10 +140,12 @@ def sample_prior(prior: Any, n: int, seed: Any = 0) -> np.ndarray:
 def collusion_counts_chunk(
     prior: Any, ps: Any, domain_size: int, n: int, seed: Any, store: str = "history"
 ) -> np.ndarray:
-    """One chunk of the collusion Monte Carlo: counts F[X, Y_1, ..., Y_k] (flattened, int64).
+    """One chunk of the reference kernel: counts F[X, Y_1, ..., Y_k] (flattened, int64).
 
     ``n`` tuples are drawn from ``prior`` and form one table, which a `MultiLevelPerturber`
-    perturbs at ``ps`` in the order given; every (X, copies) combination is counted.
+    perturbs at ``ps`` in the order given; every (X, copies) combination is counted. The
+    engine's ``kernel="perturber"``; the fast kernel (`collusion_chunk_stratified`) is checked
+    against it.
 
     Parameters
     ----------
@@ -150,38 +178,92 @@ def collusion_counts_chunk(
     return np.bincount(flat, minlength=s ** (1 + len(checked)))
 
 
-def _block_counts(item: tuple[Any, ...]) -> np.ndarray:
-    """Counts of one block of chunks (run in a worker); every chunk carries its own seed."""
-    prior, ps, s, chunks, store = item
-    total = None
-    for n, seed in chunks:
-        counts = collusion_counts_chunk(prior, ps, s, n, seed, store=store)
-        if total is None:
-            total = counts
+# ---------------------------------------------------------------------------------------
+# one task: a fixed set of chunks, counted in place, saved to its own part
+# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Task:
+    """What a worker needs to run its chunks (picklable: it travels to the worker)."""
+
+    prior: np.ndarray
+    ps: list[float]
+    s: int
+    kernel: str
+    seed: np.random.SeedSequence
+    chunks: list[int]  # chunk indices, in the order run
+    sizes: list[int]  # their trials
+    key: str  # the run's identity (json), saved with every part
+    part: Any  # a store for this task's progress, or None
+    checkpoint_seconds: float
+
+
+def _compact(F: np.ndarray) -> np.ndarray:
+    """Non-negative counts in the narrowest unsigned type that holds them (fewer bytes to save and transfer)."""
+    return F.astype(np.min_scalar_type(int(F.max()) if F.size else 0), copy=False)
+
+
+def _run_task(task: _Task) -> tuple[np.ndarray, np.ndarray]:
+    """Run one task's chunks (in a worker): (its counts, compacted; its chunk indices).
+
+    The stratified kernel counts into one uint32 table for the whole task; an int64 table
+    is opened only when the task's trials would overflow it (more than 2**32 - 1).
+    """
+    k = len(task.ps)
+    total: np.ndarray | None = None if task.kernel == "stratified" else np.zeros(task.s ** (1 + k), dtype=np.int64)
+    narrow = np.zeros((task.s, task.s**k), dtype=np.uint32) if total is None else None
+    pending = 0  # trials in `narrow` (kept below 2**32)
+    done: list[int] = []
+    last_save = time.monotonic()
+
+    def counts() -> np.ndarray:
+        """The task's counts so far, flattened."""
+        if narrow is None or not pending:
+            return total if total is not None else np.zeros(task.s ** (1 + k), dtype=np.uint32)
+        return narrow.reshape(-1) if total is None else _compact(total + narrow.reshape(-1))
+
+    for c, n in zip(task.chunks, task.sizes):
+        seed = child_seed(task.seed, c)
+        if narrow is None:
+            assert total is not None
+            total += collusion_counts_chunk(task.prior, task.ps, task.s, n, seed, store="dense")
         else:
-            total += counts  # in place: F may have millions of cells
-    assert total is not None
-    return total
+            if pending + n > _U32_MAX:  # move the narrow counts into the int64 table
+                total = narrow.reshape(-1).astype(np.int64) if total is None else total + narrow.reshape(-1)
+                narrow.fill(0)
+                pending = 0
+            collusion_chunk_stratified(task.prior, task.ps, task.s, n, seed, out=narrow)
+            pending += n
+        done.append(c)
+        if task.part is not None and time.monotonic() - last_save >= task.checkpoint_seconds:
+            task.part.save(F=_compact(counts()), done=np.array(done, dtype=np.int64), identity=np.array(task.key))
+            last_save = time.monotonic()
+    F, chunks = _compact(counts()), np.array(done, dtype=np.int64)
+    if task.part is not None:
+        task.part.save(F=F, done=chunks, identity=np.array(task.key))
+    return F, chunks
 
 
 # ---------------------------------------------------------------------------------------
 # the engine
 # ---------------------------------------------------------------------------------------
-def collusion_identity(prior: Any, ps: Any, domain_size: int, trials: int, *, chunk: int, seed: Any) -> dict[str, Any]:
+def collusion_identity(
+    prior: Any, ps: Any, domain_size: int, trials: int, *, chunk: int, seed: Any, kernel: str = "stratified"
+) -> dict[str, Any]:
     """Everything that determines `collusion_counts`' result, as plain values.
 
     The identity of its checkpoint (``ctx.checkpoint(name, **identity)``), also stored in the
-    saved state. How the work is run (``block_chunks``, ``store``, the map and the number
-    of workers) changes nothing in the counts and is not part of it.
+    saved state. How the work is run (the map, the number of workers, the checkpoint
+    cadence) changes nothing in the counts and is not part of it.
     """
     ss = as_seed_sequence(seed)
     return {
         "version": MC_VERSION,
+        "kernel": check_choice("kernel", kernel, KERNELS),
         "prior": check_distribution("prior", prior).tolist(),
         "ps": check_ps(ps),
         "s": check_s(domain_size),
         "trials": check_trials(trials),
-        "chunk": check_int("chunk", chunk, low=1),
+        "chunk": check_int("chunk", chunk, low=1, high=_U32_MAX),
         "seed": [str(ss.entropy), list(map(int, ss.spawn_key))],
     }
 
@@ -198,8 +280,7 @@ def collusion_counts(
     *,
     chunk: int,
     seed: Any,
-    block_chunks: int = 1,
-    store: str = "dense",
+    kernel: str = "stratified",
     map: Map = _serial_map,
     workers: int = 1,
     checkpoint: Checkpoint | None = None,
@@ -209,8 +290,8 @@ def collusion_counts(
 ) -> np.ndarray:
     """F[X, Y_1, ..., Y_k] after ``trials`` simulated tuples (see the module docstring).
 
-    The counts depend on ``prior`` to ``seed`` alone; the keyword arguments after ``seed``
-    say how the work runs and never change them.
+    The counts depend on ``prior`` to ``kernel`` alone; the keyword arguments after
+    ``kernel`` say how the work runs and never change them.
 
     Parameters
     ----------
@@ -223,92 +304,158 @@ def collusion_counts(
     trials : int
         Total tuples simulated.
     chunk : int
-        Tuples per chunk (one table perturbed by one `MultiLevelPerturber`).
+        Trials per chunk (the unit of seeding and of resumption), at most 2**32 - 1.
     seed : int or SeedSequence
         Chunk c uses the SeedSequence's child c.
-    block_chunks : int
-        Chunks per block, the unit of work handed to ``map``.
-    store : {"dense", "history"}
-        The perturber's store; both release identical copies.
+    kernel : {"stratified", "perturber"}
+        The chunk simulator (module docstring); the perturber is the slow reference.
     map : callable
-        ``map(fn, items) -> [fn(item) for item in items]``, possibly in parallel (``ctx.map``).
+        ``map(fn, items)``: an iterable of ``fn(item)`` for every item, in any order, possibly
+        in parallel (``ctx.map_unordered``; ``ctx.map`` works too).
     workers : int
-        Blocks handed to ``map`` per round (the number of workers).
+        Tasks the chunks are dealt to (the number of workers ``map`` runs at once).
     checkpoint : object with ``load()`` and ``save(**arrays)``, optional
-        Where the partial counts go (``ctx.checkpoint(...)`` with `collusion_identity`); a
-        saved state of another identity is refused, one that does not add up is refused.
+        Where the counts go (``ctx.checkpoint(...)`` with `collusion_identity`); with a
+        ``part(name)`` method, each task saves its progress to its own part too. A saved
+        state of another identity, or one that does not add up, is refused.
     checkpoint_seconds : float
-        Save at most this often (and always after the last round).
+        Each task saves its progress at most this often (and when it ends); the parent
+        saves the finished tasks' counts at most this often (and at the end).
     log : callable, optional
         Receives one-line messages (resuming, throughput).
     progress : callable, optional
-        ``progress(iterable, total=, desc=)`` wraps the rounds (``ctx.progress``).
+        ``progress(iterable, total=, desc=)`` wraps the finished tasks (``ctx.progress``).
 
     Returns
     -------
     ndarray of int64, shape (s,) * (1 + k)
         The counts; they sum to ``trials``.
     """
-    identity = collusion_identity(prior, ps, domain_size, trials, chunk=chunk, seed=seed)
+    identity = collusion_identity(prior, ps, domain_size, trials, chunk=chunk, seed=seed, kernel=kernel)
     law, checked, s = np.asarray(identity["prior"]), identity["ps"], identity["s"]
     cells = s ** (1 + len(checked))
     if cells > MAX_CELLS:
         raise PrivlabError(
             f"domain_size {s} with {len(checked)} copies needs {cells:,} cells of F; at most {MAX_CELLS:,} fit"
         )
-    block_chunks = check_int("block_chunks", block_chunks, low=1)
-    store = check_choice("store", store, STORES)
     workers = check_int("workers", workers, low=1)
     checkpoint_seconds = check_real("checkpoint_seconds", checkpoint_seconds, low=0)
     ss = as_seed_sequence(seed)
     n_chunks = -(-trials // chunk)
     sizes = np.minimum(chunk, trials - chunk * np.arange(n_chunks, dtype=np.int64))
+    key = json.dumps(identity, sort_keys=True)
+    part_of = getattr(checkpoint, "part", None)
 
-    key = np.array(json.dumps(identity, sort_keys=True))
-    F, done = _resume(checkpoint, key, cells, sizes)
+    F, done, listed, merged = _resume(checkpoint, key, cells, sizes)
     if log and done.any():
         state = "reusing finished counts" if done.all() else "resuming"
         log(f"multilevel MC: {state} with {int(done.sum())}/{n_chunks} chunks done")
-    todo = np.flatnonzero(~done).tolist()
-    blocks = [todo[i : i + block_chunks] for i in range(0, len(todo), block_chunks)]
-    rounds = [blocks[i : i + workers] for i in range(0, len(blocks), workers)]
+    todo = np.flatnonzero(~done)
+    n_tasks = min(workers, todo.size)
+    names = [f"task{t}" for t in range(n_tasks)] if part_of is not None else []
+    if checkpoint is not None and (merged or (todo.size and names)):
+        # the merged parts, and the parts this run's tasks will write, are saved before they start
+        checkpoint.save(F=_compact(F), done=done, identity=np.array(key), parts=np.array(names, dtype=str))
+        _discard(part_of, set(listed) - set(names))  # merged into the state just saved
+    tasks = [
+        _Task(
+            prior=law,
+            ps=checked,
+            s=s,
+            kernel=identity["kernel"],
+            seed=ss,
+            chunks=todo[t::n_tasks].tolist(),
+            sizes=sizes[todo[t::n_tasks]].tolist(),
+            key=key,
+            part=part_of(names[t]) if part_of is not None else None,
+            checkpoint_seconds=checkpoint_seconds,
+        )
+        for t in range(n_tasks)
+    ]
     wrap = progress or (lambda it, **_: it)
     last_save, start = time.monotonic(), time.perf_counter()
-    for r, round_blocks in enumerate(wrap(rounds, total=len(rounds), desc="multilevel MC")):
-        items = [(law, checked, s, [(int(sizes[c]), child_seed(ss, c)) for c in b], store) for b in round_blocks]
-        for b, counts in zip(round_blocks, map(_block_counts, items)):
-            F += counts
-            done[b] = True
-        if checkpoint is not None and (r == len(rounds) - 1 or time.monotonic() - last_save >= checkpoint_seconds):
-            checkpoint.save(F=F, done=done, identity=key)
+    for counts, chunks in wrap(map(_run_task, tasks), total=n_tasks, desc="multilevel MC"):
+        if done[chunks].any():
+            raise RuntimeError("a task returned chunks that were already counted")
+        F += counts
+        done[chunks] = True
+        if checkpoint is not None and (done.all() or time.monotonic() - last_save >= checkpoint_seconds):
+            checkpoint.save(F=_compact(F), done=done, identity=np.array(key), parts=np.array(names, dtype=str))
             last_save = time.monotonic()
-    if log and todo:
+    if not done.all():
+        raise RuntimeError(f"the map returned {int(done.sum())} of {n_chunks} chunks")
+    if log and todo.size:
         ran, elapsed = int(sizes[todo].sum()), time.perf_counter() - start
-        log(f"multilevel MC: {ran:,} trials in {elapsed:.1f} s = {ran / elapsed / workers:,.0f} trials/s per worker")
+        log(
+            f"multilevel MC: {ran:,} trials in {elapsed:.1f} s = {ran / elapsed:,.0f} trials/s "
+            f"({ran / elapsed / n_tasks:,.0f} per worker, {n_tasks} workers)"
+        )
     if int(F.sum()) != trials:
         raise RuntimeError(f"MC counts hold {int(F.sum())} trials, expected {trials}")
+    _discard(part_of, set(names) | set(listed))  # every part is in the saved state now
     return F.reshape((s,) * (1 + len(checked)))
 
 
+def _discard(part_of: Callable[[str], Any] | None, names: set[str]) -> None:
+    """Remove the saved parts ``names`` (when the store can)."""
+    if part_of is None:
+        return
+    for name in sorted(names):
+        discard = getattr(part_of(name), "discard", None)
+        if discard is not None:
+            discard()
+
+
 def _resume(
-    checkpoint: Checkpoint | None, key: np.ndarray, cells: int, sizes: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The saved (F, chunks done) of this run, checked, or a fresh start."""
+    checkpoint: Checkpoint | None, key: str, cells: int, sizes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, list[str], bool]:
+    """The saved (F, chunks done) of this run with its saved parts merged, checked, or a
+    fresh start; the names of the parts the saved state listed; whether a part added counts."""
     saved = checkpoint.load() if checkpoint is not None else None
     if saved is None:
-        return np.zeros(cells, dtype=np.int64), np.zeros(sizes.size, dtype=bool)
-    if str(saved.get("identity", "")) != str(key):
-        raise PrivlabError("the checkpoint holds counts of another Monte Carlo run (its identity differs)")
-    F, done = np.asarray(saved["F"], dtype=np.int64), np.asarray(saved["done"], dtype=bool)
-    if F.shape != (cells,) or done.shape != sizes.shape:
-        raise PrivlabError(
-            f"the checkpoint's arrays have shapes {F.shape}, {done.shape}; expected ({cells},), {sizes.shape}"
-        )
+        return np.zeros(cells, dtype=np.int64), np.zeros(sizes.size, dtype=bool), [], False
+    F, done = _checked_state(saved, key, cells, sizes.size)
     if int(F.sum()) != int(sizes[done].sum()):
         raise PrivlabError(
             f"the checkpoint's counts hold {int(F.sum())} trials, its finished chunks {int(sizes[done].sum())}"
         )
-    return F.copy(), done.copy()
+    names = [str(n) for n in np.atleast_1d(saved.get("parts", np.array([], dtype=str)))]
+    part_of, merged = getattr(checkpoint, "part", None), False
+    for name in names:
+        part = part_of(name).load() if part_of is not None else None
+        if part is None:
+            continue
+        counts, chunks = _checked_state(part, key, cells, sizes.size, chunk_ids=True)
+        if done[chunks].all():  # counted before the last save of the whole state
+            continue
+        if done[chunks].any() or int(counts.sum()) != int(sizes[chunks].sum()):
+            raise PrivlabError(f"the checkpoint's part {name} does not add up with the saved counts")
+        F += counts
+        done[chunks] = True
+        merged = True
+    return F, done, names, merged
+
+
+def _checked_state(
+    saved: Mapping[str, np.ndarray], key: str, cells: int, n_chunks: int, chunk_ids: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    if str(saved.get("identity", "")) != key:
+        raise PrivlabError("the checkpoint holds counts of another Monte Carlo run (its identity differs)")
+    F = np.asarray(saved["F"]).astype(np.int64)
+    marks = np.asarray(saved["done"])
+    if chunk_ids:  # a part lists its chunks
+        ok = marks.ndim == 1 and marks.dtype.kind in "iu"
+        ok = ok and (marks.size == 0 or 0 <= int(marks.min()) <= int(marks.max()) < n_chunks)
+        done = marks.astype(np.int64)
+    else:  # the whole state marks every chunk
+        ok = marks.shape == (n_chunks,)
+        done = marks.astype(bool)
+    if F.shape != (cells,) or not ok or (F.size and int(F.min()) < 0):
+        raise PrivlabError(
+            f"the checkpoint's arrays have shapes {F.shape}, {marks.shape} (or negative counts); "
+            f"expected ({cells},) and marks of {n_chunks} chunks"
+        )
+    return F, done
 
 
 # ---------------------------------------------------------------------------------------
