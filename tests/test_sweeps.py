@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
-from privlab import PrivlabError, registry, runner
+from privlab import PrivlabError, registry, runner, store
 
 ROOT = Path(__file__).resolve().parents[1]
 SWEEP = ["lpb/fig1_lambda", "rho2=0.3,0.5,0.7", "rho1_points=3,4"]
@@ -31,15 +31,13 @@ def test_parallel_sweep_resume_and_table(tmp_path):
     first = cli("run", *SWEEP, "--multirun", results=tmp_path)
     assert first.returncode == 0, first.stderr
     sweep = _sweep_dir(tmp_path)
-    jobs = sorted(p.name for p in sweep.iterdir() if p.is_dir())
-    assert jobs == [str(i) for i in range(6)]
+    jobs = sorted(p.name for p in sweep.iterdir() if p.is_dir() and not p.name.startswith("."))
+    assert jobs == [str(i) for i in range(6)]  # each a link to its complete, hidden version
     assert first.stdout.count("rows in") == 6
     # an interrupted sweep: two jobs lost; the rerun redoes exactly those
     for lost in ("1", "4"):
-        for f in (sweep / lost).iterdir():
-            f.unlink()
-        (sweep / lost).rmdir()
-    (sweep / "2" / "result.csv").write_text("garbage\n")  # invalid results are recomputed too
+        store.remove(sweep / lost)
+    (sweep / "2" / "result.csv").write_text("garbage\n")  # a damaged result fails its manifest: recomputed
     (sweep / "2" / "config.yaml").write_text("id: something-else\n")
     again = cli("run", *SWEEP, "--multirun", results=tmp_path)
     assert again.returncode == 0, again.stderr
