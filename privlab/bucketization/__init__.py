@@ -18,6 +18,10 @@ metrics        MSE and the relative error of Anatomy's count-query workload
 tables         sensitive attribute and quasi-identifiers of a table; Figure 7's domain scale-up
 inference      Section 2.1 (noisy ratio of Laplace counts) and Section 6 (fake values
                against corruption), sampled beside exact
+examples       the worked examples (Tables 1-2, Examples 4.20, 5.23, 5.32) and Remark
+               3.12's count, recomputed; Figure 2's frequency table
+derivations    the displayed formulas re-derived (sympy, or a grid against the defining
+               conditions)
 figures        the paper's figures, from the result tables
 =============  ===========================================================================
 
@@ -27,6 +31,20 @@ Every function is pure: arrays and a seed in, arrays out.
 from .anatomy import AnatomyResult, anatomy, l_diversity_eligible, l_needed, required_l
 from .assign import bucketize, record_partition
 from .checker import CheckReport, check_bucketization
+from .derivations import CASES as FORMULA_CASES
+from .derivations import FormulaCheck, check_formula
+from .examples import (
+    bucket_tables,
+    count_query,
+    count_settings,
+    frequency_table,
+    partition_steps,
+    search_setting_count,
+    stranded_records,
+    table1,
+    target_inference,
+    uniform_sizes,
+)
 from .ilp import OptimalResult, optimal, optimal_two_size
 from .inference import (
     add_fake_values,
@@ -61,12 +79,29 @@ from .metrics import (
     relative_errors,
 )
 from .multi_size import multi_size
-from .settings import BucketSetting, caps, fprivacy, prepare, smallest_size
-from .tables import Table, scale_up, split_table
+from .settings import MAX_SIZE, BucketSetting, caps, check_codes, check_max_size, fprivacy, prepare, smallest_size
+from .tables import Table, recode, scale_up, split_table
 from .two_size import PRUNINGS, pair_list, two_size
 from .validity import is_valid, naive_check
 
 __all__ = [
+    "FORMULA_CASES",
+    "FormulaCheck",
+    "MAX_SIZE",
+    "bucket_tables",
+    "check_codes",
+    "check_formula",
+    "check_max_size",
+    "count_query",
+    "count_settings",
+    "frequency_table",
+    "target_inference",
+    "uniform_sizes",
+    "partition_steps",
+    "recode",
+    "search_setting_count",
+    "stranded_records",
+    "table1",
     "AnatomyBucketing",
     "AnatomyResult",
     "BucketSetting",

@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike
 
 from privlab._validation import PrivlabError, check_array, check_int, rng_from
 
-from .settings import SeedLike, fprivacy
+from .settings import SeedLike, check_codes, fprivacy
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,10 @@ def l_diversity_eligible(freqs: ArrayLike, l: int) -> bool:
         The diversity (>= 1).
     """
     f = check_array("freqs", freqs, dtype=float)
+    if np.any((f < 0) | (f > 1)):
+        raise PrivlabError(
+            f"freqs must be in [0, 1]; out of range at values {np.flatnonzero((f < 0) | (f > 1))[:5].tolist()}"
+        )
     l = check_int("l", l, low=1)
     return bool(f.max() <= 1.0 / l)
 
@@ -68,6 +72,8 @@ def l_needed(freqs: ArrayLike, thetas: Sequence[float], offset: float = 0.02) ->
     list of dict, one per theta: theta, f_min, f_max, F_min, l, eligible.
     """
     f = check_array("freqs", freqs, dtype=float)
+    if isinstance(thetas, (str, bytes)) or not hasattr(thetas, "__iter__"):
+        raise PrivlabError(f"thetas must be a sequence of privacy coefficients, got {thetas!r}")
     rows = []
     for theta in thetas:
         F = fprivacy(f, theta, offset)
@@ -86,9 +92,7 @@ def anatomy(sa_codes: ArrayLike, l: int, seed: SeedLike = 0) -> AnatomyResult:
     value's frequency is <= 1/l; otherwise no l-diverse grouping exists and only the
     size-based loss is reported.
     """
-    sa = check_array("sa_codes", sa_codes, dtype=np.int64)
-    if sa.min() < 0:
-        raise PrivlabError("sa_codes must be non-negative codes")
+    sa = check_codes("sa_codes", sa_codes)
     l = check_int("l", l, low=1)
     n = sa.size
     if l > n:

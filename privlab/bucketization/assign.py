@@ -8,7 +8,7 @@ from numpy.typing import ArrayLike
 
 from privlab._validation import PrivlabError, check_array, rng_from
 
-from .settings import BucketSetting, SeedLike, prepare
+from .settings import BucketSetting, SeedLike, check_codes, check_setting, prepare
 from .validity import max_flow_allocation, upper_bounds
 
 
@@ -21,6 +21,7 @@ def record_partition(counts: ArrayLike, F: ArrayLike, setting: BucketSetting) ->
     (exact, see `validity`). Raises PrivlabError if the setting is not valid.
     """
     o, F = prepare(counts, F)
+    setting = check_setting(setting)
     if setting.n != int(o.sum()):
         raise PrivlabError(f"setting holds {setting.n} records but the table has {int(o.sum())}")
     u = upper_bounds(o, F, setting)
@@ -67,10 +68,9 @@ def bucketize(sa_codes: ArrayLike, F: ArrayLike, setting: BucketSetting, seed: S
     -------
     ndarray of int64, bucket ids 0..(number of buckets - 1).
     """
-    sa = check_array("sa_codes", sa_codes, dtype=np.int64)
-    F = np.asarray(F, dtype=float)
-    if sa.min() < 0 or sa.max() >= F.size:
-        raise PrivlabError(f"sa_codes must be in 0..{F.size - 1} (one F per code), got {sa.min()}..{sa.max()}")
+    F = check_array("F", F, dtype=float)
+    sa = check_codes("sa_codes", sa_codes, F.size)
+    setting = check_setting(setting)
     o = np.bincount(sa, minlength=F.size)
     x = record_partition(o, F, setting)
     rng = rng_from(seed)

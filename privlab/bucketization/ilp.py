@@ -13,11 +13,16 @@ Two-size model (the scalability figure's "Optimal"): the same with size-choice b
 y_S, sum_S y_S <= 2 and b_S <= (n // S) y_S: one ILP instead of one per size pair.
 
 A solve that stops at its time limit is reported as ``status="timed out"`` with no setting,
-never as an optimum.
+never as an optimum. A solve that fails (the solver raises: a crash, a missing or
+unrunnable CBC binary; or it stops early without an answer: numerical trouble) is reported
+as ``status="solver error"`` with the reason in ``message``, never raised: every failure of
+the solver is caught in one place, `_run_solver`, so an experiment records the status in
+its table and goes on.
 """
 
 from __future__ import annotations
 
+import subprocess
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -25,21 +30,28 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privlab._validation import check_int, check_real
+from privlab._validation import check_real
 
-from .settings import BucketSetting, caps, prepare, smallest_size
+from .settings import BucketSetting, caps, check_max_size, prepare, smallest_size
 from .validity import is_valid
+
+#: the longest time limit accepted (seconds): a day
+TIME_LIMIT_MAX = 86_400.0
+#: the statuses an ILP solve ends with
+STATUSES = ("optimal", "timed out", "infeasible", "solver error")
 
 
 @dataclass(frozen=True)
 class OptimalResult:
-    """Outcome of an ILP solve: status "optimal" | "timed out" | "infeasible" | "solver error"."""
+    """Outcome of an ILP solve: ``status`` one of `STATUSES`; ``message`` says why a
+    "solver error" happened (empty otherwise)."""
 
     status: str
     setting: BucketSetting | None
     seconds: float
     time_limit: float
     n_sizes_allowed: int | None = None
+    message: str = ""
 
     @property
     def loss(self) -> int | None:
@@ -61,6 +73,29 @@ def _cbc(time_limit):
     return pulp.PULP_CBC_CMD(**opts)
 
 
+def _solver_exceptions() -> tuple[type[BaseException], ...]:
+    """What a failing PuLP solve raises: PulpSolverError (CBC exited non-zero or wrote no
+    solution: a crash, or a binary that cannot run), OSError (the binary is missing, not
+    executable or of the wrong architecture), subprocess errors, and the ArithmeticError /
+    ValueError of a solution file PuLP cannot read."""
+    import pulp
+
+    return (pulp.PulpSolverError, OSError, subprocess.SubprocessError, ArithmeticError, ValueError)
+
+
+def _run_solver(prob, time_limit: float) -> str:
+    """Solve ``prob`` with CBC; "" on success, else the one-line reason it failed.
+
+    The one place where solver failures are caught (see the module docstring).
+    """
+    try:
+        prob.solve(_cbc(time_limit))
+    except _solver_exceptions() as exc:
+        text = " ".join(str(exc).split()) or "no message"
+        return f"{type(exc).__name__}: {text}"[:300]
+    return ""
+
+
 def _var(prob, name, **kw):
     """prob.add_variable where PuLP has it (3.3+: the LpVariable constructor is deprecated)."""
     import pulp
@@ -71,14 +106,17 @@ def _var(prob, name, **kw):
 
 
 def _solve(o, F, max_size, time_limit, two_sizes: bool) -> OptimalResult:
-    import pulp
+    try:
+        import pulp
+    except ImportError as exc:  # PuLP itself missing: the same outcome as a missing solver
+        return OptimalResult("solver error", None, 0.0, time_limit, message=f"ImportError: {exc}")
 
     t0 = time.perf_counter()
     present = o > 0
     o, F = o[present], F[present]
     n = int(o.sum())
     smin = smallest_size(F, o)
-    sizes = list(range(smin, max_size + 1))
+    sizes = list(range(smin, min(max_size, n) + 1))  # no bucket holds more than the n records
     c = caps(F, sizes)
     prob = pulp.LpProblem("optimal_bucketing", pulp.LpMinimize)
     b = {S: _var(prob, f"b_{S}", lowBound=0, upBound=n // S, cat="Integer") for S in sizes}
@@ -102,17 +140,27 @@ def _solve(o, F, max_size, time_limit, two_sizes: bool) -> OptimalResult:
         for S in sizes:
             prob += b[S] <= (n // S) * y[S]
         prob += pulp.lpSum(y.values()) <= 2
-    prob.solve(_cbc(time_limit))
+    t_solve = time.perf_counter()
+    failed = _run_solver(prob, time_limit)
     seconds = time.perf_counter() - t0
+    if failed:
+        return OptimalResult("solver error", None, seconds, time_limit, message=failed)
     # sol_status: 1 optimal, 2 feasible but stopped (time limit), 0 not solved, -1 infeasible
     if prob.sol_status == pulp.LpSolutionInfeasible or prob.status == pulp.LpStatusInfeasible:
         return OptimalResult("infeasible", None, seconds, time_limit)
     if prob.sol_status != pulp.LpSolutionOptimal or seconds > time_limit + 1.0:
+        if time.perf_counter() - t_solve < time_limit:  # stopped before its limit: not a time-out
+            why = f"CBC stopped after {seconds:.1f} s (limit {time_limit:g} s) with status {pulp.LpStatus[prob.status]}"
+            return OptimalResult("solver error", None, seconds, time_limit, message=why)
         return OptimalResult("timed out", None, seconds, time_limit)
-    counts = [int(round(b[S].value() or 0)) for S in sizes]
-    setting = BucketSetting(sizes, counts)
+    try:
+        counts = [int(round(b[S].value() or 0)) for S in sizes]
+        setting = BucketSetting(sizes, counts)
+    except (TypeError, ValueError) as exc:  # a solution PuLP could not read back (NaN, None)
+        return OptimalResult("solver error", None, seconds, time_limit, message=f"unreadable solution: {exc}")
     if not is_valid(o, F, setting):
-        return OptimalResult("solver error", None, seconds, time_limit)
+        why = f"the solver's setting {setting} is not valid (re-validated exactly)"
+        return OptimalResult("solver error", None, seconds, time_limit, message=why)
     return OptimalResult("optimal", setting, seconds, time_limit)
 
 
@@ -132,17 +180,19 @@ def optimal(counts: ArrayLike, F: ArrayLike, max_size: int = 50, time_limit: flo
 
     Returns
     -------
-    OptimalResult with ``status`` and, when "optimal", the ``setting``.
+    OptimalResult with ``status`` and, when "optimal", the ``setting``; a failing solver
+    gives ``status == "solver error"`` (never an exception) with the reason in ``message``.
     """
-    max_size = check_int("max_size", max_size, low=1)
-    time_limit = check_real("time_limit", time_limit, low=0, low_open=True)
+    max_size = check_max_size(max_size)
+    time_limit = check_real("time_limit", time_limit, low=0, low_open=True, high=TIME_LIMIT_MAX)
     o, F = prepare(counts, F, max_size)
     return _solve(o, F, max_size, time_limit, two_sizes=False)
 
 
 def optimal_two_size(counts: ArrayLike, F: ArrayLike, max_size: int = 50, time_limit: float = 60.0) -> OptimalResult:
-    """The optimal setting with at most two sizes by one ILP with size-choice binaries."""
-    max_size = check_int("max_size", max_size, low=1)
-    time_limit = check_real("time_limit", time_limit, low=0, low_open=True)
+    """The optimal setting with at most two sizes by one ILP with size-choice binaries
+    (parameters and result as `optimal`)."""
+    max_size = check_max_size(max_size)
+    time_limit = check_real("time_limit", time_limit, low=0, low_open=True, high=TIME_LIMIT_MAX)
     o, F = prepare(counts, F, max_size)
     return _solve(o, F, max_size, time_limit, two_sizes=True)

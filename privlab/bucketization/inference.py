@@ -6,9 +6,21 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privlab._validation import PrivlabError, check_array, check_int, check_real, rng_from
+from privlab._validation import PrivlabError, check_int, check_real, rng_from
 
-from .settings import SeedLike
+from .settings import SeedLike, check_codes
+
+#: the most samples drawn at once (two float64 arrays of this length are held in memory)
+MAX_SAMPLES = 10**8
+
+
+def _records(sa_codes: ArrayLike, bucket_ids: ArrayLike, domain: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """SA codes and bucket ids of the same records."""
+    sa = check_codes("sa_codes", sa_codes, domain, of="the domain (domain_size)")
+    bid = check_codes("bucket_ids", bucket_ids)
+    if sa.size != bid.size:
+        raise PrivlabError(f"sa_codes and bucket_ids must have the same length, got {sa.size} and {bid.size}")
+    return sa, bid
 
 
 def noisy_ratio(a1: float, a2: float, epsilon: float, size: int, seed: SeedLike = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -19,7 +31,7 @@ def noisy_ratio(a1: float, a2: float, epsilon: float, size: int, seed: SeedLike 
     a1 = check_real("a1", a1, low=0, low_open=True)
     a2 = check_real("a2", a2, low=0)
     eps = check_real("epsilon", epsilon, low=0, low_open=True)
-    size = check_int("size", size, low=1)
+    size = check_int("size", size, low=1, high=MAX_SAMPLES)
     rng = rng_from(seed)
     b = 1.0 / eps
     return a1 + rng.laplace(0.0, b, size), a2 + rng.laplace(0.0, b, size)
@@ -75,8 +87,9 @@ def ratio_summary(
     """
     from scipy.stats import trim_mean
 
-    size = check_int("size", size, low=1)
+    size = check_int("size", size, low=1, high=MAX_SAMPLES)
     trim = check_real("trim", trim, low=0, high=0.5, high_open=True)
+    ratio = check_real("ratio", ratio, low=0)
     x1, x2 = noisy_ratio(a1, a1 * ratio, epsilon, size, seed)
     r = x2 / x1
     mean, var = ratio_approximation(a1, a1 * ratio, epsilon)
@@ -118,10 +131,11 @@ def add_fake_values(
 
     Returns (st_bucket, st_value, is_fake), the real entries first.
     """
-    sa = check_array("sa_codes", sa_codes, dtype=np.int64)
-    bid = check_array("bucket_ids", bucket_ids, dtype=np.int64)
     k = check_int("fakes", fakes, low=0)
-    m = check_int("domain_size", domain_size, low=1)
+    m = check_int("domain_size", domain_size, low=1, high=10**6)
+    sa, bid = _records(sa_codes, bucket_ids, m)
+    if bid.max() + 1 > 10**8 // m:
+        raise PrivlabError(f"bucket_ids must number at most {10**8 // m:,} buckets for domain_size {m}")
     rng = rng_from(seed)
     nb = int(bid.max()) + 1
     present = np.zeros((nb, m), dtype=bool)
@@ -141,7 +155,7 @@ def add_fake_values(
 def corruption_success(bucket_ids: ArrayLike, corrupted: int, fakes: int) -> float:
     """Exact success rate of `simulate_corruption`: the mean over buckets with more than
     ``corrupted`` records of 1 / (|B| - c + k), for buckets of distinct values."""
-    bid = check_array("bucket_ids", bucket_ids, dtype=np.int64)
+    bid = check_codes("bucket_ids", bucket_ids)
     c = check_int("corrupted", corrupted, low=0)
     k = check_int("fakes", fakes, low=0)
     size = np.bincount(bid)
@@ -185,8 +199,13 @@ def simulate_corruption(
     entries, and guesses the value of one random remaining record uniformly among the
     remaining entries. Returns the success indicator (one per bucket with more than
     ``corrupted`` records)."""
-    sa = np.asarray(sa_codes, dtype=np.int64)
-    bid = np.asarray(bucket_ids, dtype=np.int64)
+    sa, bid = _records(sa_codes, bucket_ids)
+    st_bucket = check_codes("st_bucket", st_bucket)
+    st_value = check_codes("st_value", st_value)
+    if st_bucket.size != st_value.size:
+        raise PrivlabError(
+            f"st_bucket and st_value must have the same length, got {st_bucket.size} and {st_value.size}"
+        )
     c = check_int("corrupted", corrupted, low=0)
     rng = rng_from(seed)
     rec_order = np.argsort(bid, kind="stable")

@@ -33,9 +33,9 @@ from privlab._validation import PrivlabError, check_array, check_choice, check_i
 from .anatomy import anatomy, required_l
 from .assign import bucketize
 from .checker import check_bucketization
-from .ilp import optimal, optimal_two_size
+from .ilp import TIME_LIMIT_MAX, optimal, optimal_two_size
 from .multi_size import multi_size
-from .settings import BucketSetting
+from .settings import BucketSetting, check_codes, check_max_size, prepare
 from .two_size import PRUNINGS, two_size
 
 __all__ = [
@@ -107,11 +107,8 @@ class Release:
 
 
 def _codes(sa_codes: Any, F: Any) -> tuple[np.ndarray, np.ndarray]:
-    sa = check_array("sa_codes", sa_codes, dtype=np.int64)
     F = check_array("F", F, dtype=float)
-    if sa.min() < 0 or sa.max() >= F.size:
-        raise PrivlabError(f"sa_codes must be in 0..{F.size - 1} (one F per code), got {sa.min()}..{sa.max()}")
-    return sa, F
+    return check_codes("sa_codes", sa_codes, F.size), F
 
 
 class BucketingMechanism:
@@ -124,8 +121,8 @@ class BucketingMechanism:
     #: an ILP solve is long: its time is measured once, however many repeats are asked for
     time_once: ClassVar[bool] = False
 
-    def search(self, counts: np.ndarray, F: np.ndarray, max_size: int) -> tuple[BucketSetting | None, str]:
-        """The setting (or None) and its status, for per-value counts ``counts``."""
+    def search(self, counts: np.ndarray, F: np.ndarray, max_size: int) -> tuple[BucketSetting | None, str, str]:
+        """The setting (or None), its status and, when nothing was found, why (or "")."""
         raise NotImplementedError
 
     def plan(self, counts: Any, F: Any, max_size: int) -> Plan:
@@ -144,11 +141,12 @@ class BucketingMechanism:
         -------
         Plan, with ``seconds`` the time the search took.
         """
+        max_size = check_max_size(max_size)
         t0 = time.perf_counter()
-        s, status = self.search(counts, F, max_size)
+        s, status, why = self.search(counts, F, max_size)
         seconds = time.perf_counter() - t0
         if s is None:
-            return Plan(status, None, None, 0, "", seconds)
+            return Plan(status, None, None, 0, why, seconds)
         return Plan(status, s, s.loss, len(s.sizes), str(s), seconds)
 
     def release(self, sa_codes: Any, F: Any, max_size: int, seed: Any = 0) -> Release:
@@ -179,16 +177,16 @@ class TwoSizeBucketing(BucketingMechanism):
     def __post_init__(self) -> None:
         check_choice("pruning", self.pruning, PRUNINGS)
 
-    def search(self, counts: np.ndarray, F: np.ndarray, max_size: int) -> tuple[BucketSetting | None, str]:
-        return two_size(counts, F, max_size, self.pruning), "optimal"
+    def search(self, counts: np.ndarray, F: np.ndarray, max_size: int) -> tuple[BucketSetting | None, str, str]:
+        return two_size(counts, F, max_size, self.pruning), "optimal", ""
 
 
 @dataclass(frozen=True)
 class MultiSizeBucketing(BucketingMechanism):
     """MultiSizeBucketing: recursive optimal two-size splits while they lower the loss (`multi_size`)."""
 
-    def search(self, counts: np.ndarray, F: np.ndarray, max_size: int) -> tuple[BucketSetting | None, str]:
-        return multi_size(counts, F, max_size), "heuristic"
+    def search(self, counts: np.ndarray, F: np.ndarray, max_size: int) -> tuple[BucketSetting | None, str, str]:
+        return multi_size(counts, F, max_size), "heuristic", ""
 
 
 @dataclass(frozen=True)
@@ -206,11 +204,11 @@ class OptimalBucketing(BucketingMechanism):
     time_once: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        check_real("time_limit", self.time_limit, low=0, low_open=True)
+        check_real("time_limit", self.time_limit, low=0, low_open=True, high=TIME_LIMIT_MAX)
 
-    def search(self, counts: np.ndarray, F: np.ndarray, max_size: int) -> tuple[BucketSetting | None, str]:
+    def search(self, counts: np.ndarray, F: np.ndarray, max_size: int) -> tuple[BucketSetting | None, str, str]:
         res = optimal(counts, F, max_size, time_limit=self.time_limit)
-        return res.setting, res.status
+        return res.setting, res.status, res.message
 
 
 @dataclass(frozen=True)
@@ -218,9 +216,9 @@ class OptimalTwoSizeBucketing(OptimalBucketing):
     """The optimal setting with at most two sizes by one ILP with size-choice binaries
     (`optimal_two_size`): Figure 7's "Optimal"."""
 
-    def search(self, counts: np.ndarray, F: np.ndarray, max_size: int) -> tuple[BucketSetting | None, str]:
+    def search(self, counts: np.ndarray, F: np.ndarray, max_size: int) -> tuple[BucketSetting | None, str, str]:
         res = optimal_two_size(counts, F, max_size, time_limit=self.time_limit)
-        return res.setting, res.status
+        return res.setting, res.status, res.message
 
 
 ANATOMY_STATUS = {True: "l-diverse", False: "ineligible (sizes only, privacy ignored)"}
@@ -236,7 +234,8 @@ class AnatomyBucketing(BucketingMechanism):
     """
 
     def plan(self, counts: Any, F: Any, max_size: int) -> Plan:
-        o = check_array("counts", counts, dtype=np.int64)
+        check_max_size(max_size)  # unused (Anatomy's groups have l or l+1 records) but checked
+        o, F = prepare(counts, F, feasible=False)  # ineligible tables are reported, not refused
         l, n = required_l(F), int(o.sum())
         if not 1 <= l <= n:
             raise PrivlabError(f"l = ceil(1 / min F_i) = {l} must be at most the number of records {n}")
@@ -245,6 +244,7 @@ class AnatomyBucketing(BucketingMechanism):
         return Plan(ANATOMY_STATUS[eligible], None, n - n // l, 2, f"l={l}", math.nan)
 
     def release(self, sa_codes: Any, F: Any, max_size: int, seed: Any = 0) -> Release:
+        check_max_size(max_size)
         sa, F = _codes(sa_codes, F)
         l = required_l(F)
         res = anatomy(sa, l, seed=seed)
@@ -290,6 +290,10 @@ def release_all(
     keep_ids: bool = True,
 ) -> list[Release]:
     """`release_checked` of every mechanism on one table, the i-th with ``seeds[i]``."""
+    if isinstance(mechanisms, BucketingMechanism) or not isinstance(mechanisms, Sequence):
+        raise PrivlabError(f"mechanisms must be a sequence of BucketingMechanism, got {type(mechanisms).__name__}")
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Sequence):
+        raise PrivlabError(f"seeds must be a sequence of seeds (one per mechanism), got {type(seeds).__name__}")
     if len(seeds) != len(mechanisms):
         raise PrivlabError(f"seeds must give one seed per mechanism ({len(mechanisms)}), got {len(seeds)}")
     return [release_checked(m, sa_codes, F, max_size, s, keep_ids) for m, s in zip(mechanisms, seeds)]
@@ -303,6 +307,8 @@ def timed_plan(mechanism: BucketingMechanism, counts: Any, F: Any, max_size: int
     -------
     Plan of the last run, its ``seconds`` the median over the runs.
     """
-    repeats = check_int("repeats", repeats, low=1)
+    if not isinstance(mechanism, BucketingMechanism):
+        raise PrivlabError(f"mechanism must be a BucketingMechanism, got {type(mechanism).__name__}")
+    repeats = check_int("repeats", repeats, low=1, high=10_000)
     runs = [mechanism.plan(counts, F, max_size) for _ in range(1 if mechanism.time_once else repeats)]
     return replace(runs[-1], seconds=float(np.median([r.seconds for r in runs])))

@@ -11,12 +11,12 @@ from numpy.typing import ArrayLike
 
 from privlab._validation import PrivlabError, check_array, check_int, check_real, rng_from
 
-from .settings import SeedLike
+from .settings import SeedLike, check_codes
 
 
 def mse_of_buckets(bucket_ids: ArrayLike) -> float:
     """MSE = (1/n) sum_B (|B| - 1) = 1 - (number of buckets) / n."""
-    b = check_array("bucket_ids", bucket_ids, dtype=np.int64)
+    b = check_codes("bucket_ids", bucket_ids)
     return 1.0 - np.unique(b).size / b.size
 
 
@@ -39,6 +39,23 @@ class QueryPool:
     def part(self, start: int, stop: int) -> QueryPool:
         """Queries ``start``..``stop - 1`` (a slice, for evaluating a pool in chunks)."""
         return QueryPool(self.attributes[start:stop], self.values[start:stop], self.sa_values[start:stop], self.redrawn)
+
+
+#: the most queries a pool may hold (each keeps masks over every attribute's domain)
+MAX_QUERIES = 10**6
+#: the largest attribute domain accepted (a query holds a mask over it)
+MAX_DOMAIN = 10**6
+
+
+def _table(qi: ArrayLike, sa: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """QI codes (n, d) and SA codes (n,): non-negative integers, one row per record."""
+    sa = check_codes("sa", sa)
+    q = check_array("qi", qi, ndim=2, dtype=float)
+    if q.shape[1] == 0 or np.any(q < 0) or np.any(q != np.round(q)):
+        raise PrivlabError("qi must be a 2-dimensional array of non-negative integer codes with at least one column")
+    if q.shape[0] != sa.size:
+        raise PrivlabError(f"qi and sa must have one row per record, got {q.shape[0]} and {sa.size}")
+    return q.astype(np.int64), sa
 
 
 def _value_set(rng, size: int, s_root: float) -> np.ndarray:
@@ -100,13 +117,18 @@ def make_query_pool(
     expected selectivity is s. A query whose true answer on (qi, sa) is 0 is redrawn (its
     relative error is undefined); the number redrawn is reported.
     """
-    qi = check_array("qi", qi, ndim=2, dtype=np.int64)
-    sa = check_array("sa", sa, dtype=np.int64)
-    n_queries = check_int("n_queries", n_queries, low=1)
+    qi, sa = _table(qi, sa)
+    n_queries = check_int("n_queries", n_queries, low=1, high=MAX_QUERIES)
     s = check_real("selectivity", selectivity, low=0, high=1, low_open=True)
     d = qi.shape[1]
-    if len(qi_sizes) != d:
-        raise PrivlabError(f"qi_sizes must give one domain size per QI column ({d}), got {len(qi_sizes)}")
+    if isinstance(qi_sizes, (str, bytes)) or not hasattr(qi_sizes, "__len__") or len(qi_sizes) != d:
+        raise PrivlabError(f"qi_sizes must give one domain size per QI column ({d}), got {qi_sizes!r}")
+    sizes = [check_int(f"qi_sizes[{j}]", x, low=1, high=MAX_DOMAIN) for j, x in enumerate(qi_sizes)]
+    over = [j for j in range(d) if qi[:, j].max(initial=0) >= sizes[j]]
+    if over:
+        raise PrivlabError(f"qi must hold codes below qi_sizes; column {over[0]} has code {qi[:, over[0]].max()}")
+    sa_size = check_int("sa_size", sa_size, low=1, high=MAX_DOMAIN)
+    check_codes("sa", sa, sa_size, of="the sensitive attribute (sa_size)")
     rng = rng_from(seed)
     matcher = _QIMatcher(qi)
     attrs: list[tuple[int, ...]] = []
@@ -181,15 +203,26 @@ def query_answers(
     -------
     (actual of shape (q,), estimates of shape (number of bucketizations, q)).
     """
-    qi = check_array("qi", qi, ndim=2, dtype=np.int64)
-    sa = check_array("sa", sa, dtype=np.int64)
+    qi, sa = _table(qi, sa)
+    if not isinstance(pool, QueryPool):
+        raise PrivlabError(f"pool must be a QueryPool (make_query_pool), got {type(pool).__name__}")
+    if isinstance(bucketizations, (str, bytes, np.ndarray)) or not isinstance(bucketizations, Sequence):
+        raise PrivlabError("bucketizations must be a list of bucket-id arrays or (ids, ST bucket, ST value) tuples")
     items = []
-    for item in bucketizations:
+    for k, item in enumerate(bucketizations):
         if isinstance(item, tuple):
-            bid, st_bucket, st_value = (np.asarray(a, dtype=np.int64) for a in item)
+            if len(item) != 3:
+                raise PrivlabError(
+                    f"bucketizations[{k}] must be (bucket ids, ST bucket, ST value), got {len(item)} arrays"
+                )
+            bid, st_bucket, st_value = (check_codes(f"bucketizations[{k}]", a) for a in item)
+            if st_bucket.size != st_value.size:
+                raise PrivlabError(f"bucketizations[{k}]: ST bucket and ST value must have the same length")
         else:
-            bid = st_bucket = np.asarray(item, dtype=np.int64)
+            bid = st_bucket = check_codes(f"bucketizations[{k}]", item)
             st_value = sa
+        if bid.size != sa.size:
+            raise PrivlabError(f"bucketizations[{k}] must give one bucket id per record ({sa.size}), got {bid.size}")
         items.append((bid, st_bucket, st_value))
     width = max([int(sa.max())] + [int(v.max()) for _, _, v in items]) + 1
     words = (width + 63) // 64
@@ -238,8 +271,15 @@ def query_answers(
 
 def relative_errors(actual: ArrayLike, estimates: ArrayLike) -> np.ndarray:
     """|actual - estimate| / actual per query (actual > 0 by construction of the pool)."""
-    actual = np.asarray(actual, dtype=float)
-    return np.abs(actual - np.asarray(estimates, dtype=float)) / actual
+    actual = check_array("actual", actual, dtype=float)
+    if np.any(actual <= 0):
+        raise PrivlabError(
+            f"actual must be positive (a relative error needs it); <= 0 at {np.flatnonzero(actual <= 0)[:5].tolist()}"
+        )
+    est = check_array("estimates", estimates, ndim=None, dtype=float)
+    if est.shape[-1:] != actual.shape:
+        raise PrivlabError(f"estimates must end with one value per query ({actual.size}), got shape {est.shape}")
+    return np.abs(actual - est) / actual
 
 
 def pool_relative_errors(

@@ -6,10 +6,10 @@ from typing import Literal, overload
 
 from numpy.typing import ArrayLike
 
-from privlab._validation import check_int
+from privlab._validation import PrivlabError
 
 from .assign import record_partition
-from .settings import BucketSetting, prepare
+from .settings import BucketSetting, check_max_size, prepare
 from .two_size import two_size_core
 
 
@@ -66,8 +66,10 @@ def multi_size(
     BucketSetting (sizes merged over the leaves) or None when no valid setting exists;
     with ``return_parts`` a tuple (setting, leaves).
     """
-    max_size = check_int("max_size", max_size, low=1)
+    max_size = check_max_size(max_size)
     o, F = prepare(counts, F, max_size)
+    if not isinstance(return_parts, bool):
+        raise PrivlabError(f"return_parts must be True or False, got {return_parts!r}")
     first, _ = two_size_core(o, F, max_size, "full")
     if first is None:
         return (None, []) if return_parts else None

@@ -22,6 +22,48 @@ CAP_TOL = 1e-9
 # a seed: an int, a SeedSequence (ctx.seed_sequence) or a Generator
 SeedLike = int | np.random.SeedSequence | np.random.Generator
 
+#: the largest bucket size M accepted: the searches scan O(M^2) size pairs and the ILP has
+#: O(m M) variables, so a larger M exhausts time and memory (the paper uses M = 50)
+MAX_SIZE = 10_000
+#: the most records (or codes) a table may hold: bounds the arrays the algorithms allocate
+MAX_RECORDS = 10**9
+
+
+def check_max_size(max_size: object) -> int:
+    """``max_size`` as an int in [1, MAX_SIZE] (one line naming it otherwise)."""
+    return check_int("max_size", max_size, low=1, high=MAX_SIZE)
+
+
+def check_codes(name: str, values: ArrayLike, size: int | None = None, of: str = "F") -> np.ndarray:
+    """Integer codes 0..size-1 (any non-negative integer without ``size``) as int64.
+
+    Refuses, in one line naming ``name``: non-numbers, non-integer values (1.5 is not a
+    code, though 2.0 is), negative codes and codes >= ``size`` (the domain size of ``of``).
+    """
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
+        arr = check_array(name, values, dtype=np.int64)
+    else:
+        raw = check_array(name, values, dtype=float)
+        bad = np.flatnonzero(raw != np.round(raw))
+        if bad.size:
+            raise PrivlabError(f"{name} must hold integer codes; non-integer at positions {bad[:5].tolist()}")
+        if np.abs(raw).max() >= 2**62:
+            raise PrivlabError(f"{name} must hold codes below 2^62, got {raw.max():g}")
+        arr = raw.astype(np.int64)
+    if arr.min() < 0:
+        bad = np.flatnonzero(arr < 0)[:5].tolist()
+        raise PrivlabError(f"{name} must hold non-negative codes; negative at positions {bad}")
+    if size is not None and arr.max() >= size:
+        raise PrivlabError(f"{name} must be codes in 0..{size - 1} (one per value of {of}), got up to {arr.max()}")
+    return arr
+
+
+def check_setting(setting: object) -> BucketSetting:
+    """``setting`` must be a `BucketSetting` (one line naming the type it got otherwise)."""
+    if not isinstance(setting, BucketSetting):
+        raise PrivlabError(f"setting must be a BucketSetting (sizes and counts), got {type(setting).__name__}")
+    return setting
+
 
 def fprivacy(freqs: ArrayLike, theta: float, offset: float = 0.02) -> np.ndarray:
     """F-privacy thresholds F_i = min(1, theta * f_i + offset) (seed 000, Section 7.1).
@@ -57,8 +99,13 @@ def caps(F: ArrayLike, sizes: ArrayLike) -> np.ndarray:
 
     Returns an int64 array of shape (len(F), len(sizes)).
     """
-    F = np.asarray(F, dtype=float)
-    S = np.atleast_1d(np.asarray(sizes, dtype=np.int64))
+    F = check_array("F", F, dtype=float)
+    if np.any((F <= 0) | (F > 1)):
+        bad = np.flatnonzero((F <= 0) | (F > 1))[:5].tolist()
+        raise PrivlabError(f"F must be in (0, 1]; out of range at values {bad}")
+    S = check_codes("sizes", np.atleast_1d(sizes))
+    if S.min() < 1 or S.max() > MAX_RECORDS or F.size * S.size > MAX_RECORDS:
+        raise PrivlabError(f"sizes must be integers in [1, {MAX_RECORDS:,}] making at most {MAX_RECORDS:,} cells")
     return np.floor(F[:, None] * S[None, :] + CAP_TOL).astype(np.int64)
 
 
@@ -67,24 +114,28 @@ def smallest_size(F: ArrayLike, counts: ArrayLike) -> int:
 
     A record of x_i fits only in buckets with floor(F_i S) >= 1, i.e. S >= 1 / F_i.
     """
-    F = np.asarray(F, dtype=float)
-    present = np.asarray(counts) > 0
-    fmax = float(F[present].max())
+    o, F = prepare(counts, F)
+    fmax = float(F[o > 0].max())
     s = int(np.ceil(1.0 / fmax - CAP_TOL))
     return max(s, 1)
 
 
-def prepare(counts: ArrayLike, F: ArrayLike, max_size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def prepare(
+    counts: ArrayLike, F: ArrayLike, max_size: int | None = None, *, feasible: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """Validate per-value counts o_i and thresholds F_i; return them as int64 / float arrays.
 
     Raises a one-line PrivlabError naming the values at fault when F_i < f_i (no valid
-    bucketization exists, Lemma 3.7), F is outside (0, 1], the lengths differ, the table is
-    empty, or ``max_size`` is below the smallest admissible bucket size.
+    bucketization exists, Lemma 3.7; not checked with ``feasible=False``), F is outside
+    (0, 1], the lengths differ, the table is empty, or ``max_size`` is below the smallest
+    admissible bucket size.
     """
     o = check_array("counts", counts, dtype=float)
     if np.any(o < 0) or np.any(o != np.round(o)):
         bad = np.flatnonzero((o < 0) | (o != np.round(o)))[:5].tolist()
         raise PrivlabError(f"counts must be non-negative integers; bad at values {bad}")
+    if o.sum() > MAX_RECORDS:
+        raise PrivlabError(f"counts must describe at most {MAX_RECORDS:,} records, got {o.sum():.4g}")
     o = o.astype(np.int64)
     F = check_array("F", F, dtype=float)
     if F.shape != o.shape:
@@ -95,6 +146,8 @@ def prepare(counts: ArrayLike, F: ArrayLike, max_size: int | None = None) -> tup
     n = int(o.sum())
     if n == 0:
         raise PrivlabError("counts must describe a non-empty table (all counts are 0)")
+    if not feasible:
+        return o, F
     # f_i <= F_i  <=>  o_i <= F_i n (with the same tolerance as caps)
     bad = np.flatnonzero(o > np.floor(F * n + CAP_TOL))
     if bad.size:
@@ -102,7 +155,7 @@ def prepare(counts: ArrayLike, F: ArrayLike, max_size: int | None = None) -> tup
         more = f" and {bad.size - 5} more" if bad.size > 5 else ""
         raise PrivlabError(f"F: no valid bucketization exists because f_i > F_i for values {shown}{more}")
     if max_size is not None:
-        max_size = check_int("max_size", max_size, low=1)
+        max_size = check_max_size(max_size)
         smin = smallest_size(F, o)
         if max_size < smin:
             raise PrivlabError(

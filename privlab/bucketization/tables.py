@@ -9,9 +9,11 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from privlab._validation import PrivlabError, check_array, check_int, rng_from
+from privlab._validation import PrivlabError, check_int, rng_from
 
-__all__ = ["Table", "split_table", "scale_up"]
+from .settings import check_codes
+
+__all__ = ["Table", "split_table", "recode", "scale_up"]
 
 
 class Table(NamedTuple):
@@ -40,6 +42,10 @@ def split_table(frame: pd.DataFrame, sa_column: str, domains: Mapping[str, int])
     Table: the SA codes, the QI codes (the other columns, in the frame's order), the QI
     domain sizes and the SA domain size.
     """
+    if not isinstance(frame, pd.DataFrame):
+        raise PrivlabError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+    if not isinstance(domains, Mapping):
+        raise PrivlabError(f"domains must map every column to its domain size, got {type(domains).__name__}")
     if sa_column not in frame.columns:
         raise PrivlabError(
             f"sa_column must be a column of the data ({', '.join(map(str, frame.columns))}), got {sa_column!r}"
@@ -48,12 +54,58 @@ def split_table(frame: pd.DataFrame, sa_column: str, domains: Mapping[str, int])
     missing = [c for c in frame.columns if c not in domains]
     if missing:
         raise PrivlabError(f"domains must give the domain size of every column; missing {', '.join(missing)}")
+    bad = [c for c in frame.columns if frame[c].isna().any() or frame[c].min() < 0 or frame[c].max() >= domains[c]]
+    if bad:
+        raise PrivlabError(f"frame must hold codes 0..size-1 of every column (see recode); column {bad[0]!r} does not")
     return Table(
         frame[sa_column].to_numpy(np.int64),
         frame[qi_cols].to_numpy(np.int64),
         [int(domains[c]) for c in qi_cols],
         int(domains[sa_column]),
     )
+
+
+def recode(frame: pd.DataFrame, columns: Mapping[str, str]) -> tuple[pd.DataFrame, dict[str, int]]:
+    """The data columns a mapping names, as integer codes, for a data set that is not coded
+    0..size-1 already (e.g. ACS: ages, industry codes, PUMA strings).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The records (missing values allowed).
+    columns : mapping of str to str
+        The paper's attribute -> the data column standing in for it (e.g. ``occupation:
+        INDP``); the result keeps the data columns, in this order.
+
+    Returns
+    -------
+    (frame, domains): the records with a value in every named column (the others dropped:
+    a record must have a sensitive value and every quasi-identifier), each column coded
+    0..k-1 by the rank of its value among the k distinct values present; and each column's
+    domain size k.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise PrivlabError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+    if not isinstance(columns, Mapping) or not columns:
+        raise PrivlabError("columns must map each of the paper's attributes to a data column")
+    cols = [str(c) for c in columns.values()]
+    missing = [c for c in cols if c not in frame.columns]
+    if missing:
+        raise PrivlabError(
+            f"columns must name columns of the data ({', '.join(map(str, frame.columns))}); no {missing[0]!r}"
+        )
+    if len(set(cols)) != len(cols):
+        raise PrivlabError(f"columns must name each data column once, got {', '.join(cols)}")
+    kept = frame[cols].dropna()
+    if kept.empty:
+        raise PrivlabError(f"no record has a value in every column of {', '.join(cols)}")
+    out, domains = {}, {}
+    for c in cols:
+        values = kept[c].to_numpy()
+        uniq, codes = np.unique(values.astype(str) if values.dtype == object else values, return_inverse=True)
+        out[c] = codes.astype(np.int64)
+        domains[c] = int(uniq.size)
+    return pd.DataFrame(out), domains
 
 
 def scale_up(sa_codes: Any, gamma: int, seed: Any = 0) -> np.ndarray:
@@ -72,7 +124,9 @@ def scale_up(sa_codes: Any, gamma: int, seed: Any = 0) -> np.ndarray:
     -------
     ndarray of int64, the scaled codes.
     """
-    sa = check_array("sa_codes", sa_codes, dtype=np.int64)
-    gamma = check_int("gamma", gamma, low=1)
+    sa = check_codes("sa_codes", sa_codes)
+    gamma = check_int("gamma", gamma, low=1, high=2**20)
+    if sa.max() >= 2**62 // gamma:
+        raise PrivlabError(f"gamma must keep the scaled codes below 2^62; code {sa.max()} times {gamma} does not")
     rng = rng_from(seed)
     return sa * gamma + rng.integers(0, gamma, sa.size)

@@ -27,9 +27,9 @@ from math import gcd
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privlab._validation import check_choice, check_int
+from privlab._validation import PrivlabError, check_choice, check_int
 
-from .settings import BucketSetting, caps, prepare, smallest_size
+from .settings import MAX_RECORDS, BucketSetting, caps, check_max_size, prepare, smallest_size
 
 PRUNINGS = ("none", "loss", "full")
 _CHUNK_ELEMENTS = 2_000_000  # bound on m * (pairs evaluated at once) in the scans
@@ -40,6 +40,11 @@ def pair_list(n: int, s1: int, s2: int) -> tuple[int, int, int, int, int] | None
 
     Pair k of L is (b1_0 - k*step1, b2_0 + k*step2), k = 0..K.
     """
+    n = check_int("n", n, low=0, high=MAX_RECORDS)
+    s1 = check_int("s1", s1, low=1, high=MAX_RECORDS)
+    s2 = check_int("s2", s2, low=1, high=MAX_RECORDS)
+    if s2 <= s1:
+        raise PrivlabError(f"s2 must be larger than s1 = {s1}, got {s2}")
     g = gcd(s1, s2)
     if n % g:
         return None
@@ -108,6 +113,7 @@ def two_size_core(
     n = int(o.sum())
     present = o > 0
     o, F = o[present], F[present]
+    max_size = min(max_size, n)  # no bucket holds more than the n records
     smin = smallest_size(F, o)
     sizes = np.arange(smin, max_size + 1)
     c_all = caps(F, sizes)  # c[:, S - smin] = floor(F_i S)
@@ -177,7 +183,7 @@ def two_size(counts: ArrayLike, F: ArrayLike, max_size: int = 50, pruning: str =
     -------
     BucketSetting or None (no valid setting with sizes <= max_size).
     """
-    max_size = check_int("max_size", max_size, low=1)
+    max_size = check_max_size(max_size)
     o, F = prepare(counts, F, max_size)
     check_choice("pruning", pruning, PRUNINGS)
     return two_size_core(o, F, max_size, pruning)[0]

@@ -19,7 +19,7 @@ import itertools
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .settings import BucketSetting, caps, prepare
+from .settings import BucketSetting, caps, check_setting, prepare
 
 SUBSET_LIMIT = 10
 
@@ -88,10 +88,7 @@ def is_valid(counts: ArrayLike, F: ArrayLike, setting: BucketSetting) -> bool:
     bool
     """
     o, F = prepare(counts, F)
-    if not isinstance(setting, BucketSetting):
-        from privlab._validation import PrivlabError
-
-        raise PrivlabError(f"setting must be a BucketSetting, got {type(setting).__name__}")
+    setting = check_setting(setting)
     if setting.n != int(o.sum()):  # CC
         return False
     u = upper_bounds(o, F, setting)
@@ -109,6 +106,7 @@ def naive_check(counts: ArrayLike, F: ArrayLike, setting: BucketSetting) -> bool
     FC for each size alone, CC. Necessary but NOT sufficient from three sizes on
     (Example 5.32); kept to show that."""
     o, F = prepare(counts, F)
+    setting = check_setting(setting)
     if setting.n != int(o.sum()):
         return False
     u = upper_bounds(o, F, setting)
