@@ -175,10 +175,12 @@ _PAPERS: dict[str, Paper] = {}
 
 
 def _paper_key(module: str) -> str:
+    """The paper of an experiments module: ``experiments/<paper>.py``, or any module of the package
+    ``experiments/<paper>/`` (a paper with many experiments may group them by artifact)."""
     prefix = "privlab.papers."
     if not module.startswith(prefix):
         raise ValueError(f"experiments are declared in experiments/<paper>.py of a paper root; {module} is not one")
-    return module[len(prefix) :]
+    return module[len(prefix) :].split(".")[0]
 
 
 def experiment(
@@ -271,7 +273,8 @@ def _load_papers() -> None:
         if not isinstance(paper, Paper):
             _BROKEN[info.name] = f"{module.__file__} declares no PAPER = Paper(...)"
             continue
-        root = Path(module.__file__ or ".").resolve().parents[1]
+        where_file = Path(module.__file__ or ".").resolve()
+        root = where_file.parents[2] if where_file.name == "__init__.py" else where_file.parents[1]
         _PAPERS[info.name] = Paper(title=paper.title, seed=paper.seed, key=info.name, root=root)
 
 

@@ -386,7 +386,8 @@ def code_version(exp: registry.Experiment) -> str:
     """A digest of the code that computes ``exp``: privlab's core modules, its data sets, the
     paper's library package and its experiments module. A result made by other code is not
     reused; edits to another paper's package leave it valid."""
-    return _code_digest(exp.paper, str(registry.root_of(exp) / "experiments" / f"{exp.paper}.py"))
+    module = registry.root_of(exp) / "experiments" / f"{exp.paper}.py"
+    return _code_digest(exp.paper, str(module if module.is_file() else module.with_suffix("")))
 
 
 @functools.cache
@@ -396,7 +397,8 @@ def _code_digest(paper: str, module: str) -> str:
     pkg = Path(__file__).parent
     files = [*sorted(pkg.glob("*.py")), *sorted((pkg / "datasets").glob("*.py")), *sorted((pkg / paper).rglob("*.py"))]
     digest = hashlib.sha256()
-    for path in [*files, Path(module)]:
+    mod = Path(module)
+    for path in [*files, *(sorted(mod.rglob("*.py")) if mod.is_dir() else [mod])]:
         digest.update(str(path.relative_to(pkg) if path.is_relative_to(pkg) else path.name).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
