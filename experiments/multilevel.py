@@ -1,4 +1,6 @@
-"""Multi-level perturbation paper (seed 001): Figures 5-8 and the MC-vs-exact agreement.
+"""Multi-level perturbation paper (seed 001): Figures 5-8, the MC-vs-exact agreement, the audit of
+the slides (every displayed formula, the worked HIV example, the distributions of X) and the
+real-data twins on ACS records (``<experiment>_acs``).
 
 The science lives in `privlab.multilevel`; the paper's setting, printed values and statements in
 ``conf/experiment/multilevel/``. fig5, fig6 and agreement share the collusion Monte Carlo's counts
@@ -13,11 +15,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from privlab import PrivlabError
+from privlab import PrivlabError, datasets
 from privlab import claims as cl
 from privlab import multilevel as ml
 from privlab.multilevel import figures
-from privlab.params import Bool, Choice, Int, List, MapOf, Real
+from privlab.params import Bool, Choice, Int, List, MapOf, Optional, Real
 from privlab.registry import Paper, Tolerance, experiment
 from privlab.stats import pooled_gof, proportion_se, zscores
 
@@ -27,10 +29,11 @@ PAPER = Paper(
 
 RECIPIENTS = ("Alice", "Bob", "Charlie")  # the requesters of p_a, p_b, p_c
 P, POS = Real(0, 1, low_open=True), Real(0, low_open=True)
+PRIORS = MapOf(Optional(ml.PRIOR))  # the laws of X; null: switched off (a twin without real data for it)
 MC = {
     "domain_size": Int(2, math.isqrt(math.isqrt(ml.MAX_CELLS)), limit="F holds s^4 int64 cells, at most 2^27 (1 GiB)"),
     "retention": {"a": P, "b": P, "c": P},
-    "distributions": MapOf(ml.PRIOR),
+    "distributions": PRIORS,
     "mc": {
         "trials": Int(1, 10**12, limit="trials per distribution"),
         "chunk": Int(1, 2**32 - 1, limit="trials per chunk, counted in uint32 cells"),
@@ -52,7 +55,22 @@ def _ps(cfg) -> list[float]:
 
 
 def _priors(cfg, ctx) -> dict[str, np.ndarray]:
-    return {n: ml.make_prior(spec, cfg.domain_size, dataset=ctx.dataset) for n, spec in cfg.distributions.items()}
+    """The switched-on laws of X, each on its own domain (its length is s)."""
+    specs = {n: spec for n, spec in cfg.distributions.items() if spec is not None}
+    return {n: ml.make_prior(spec, cfg.domain_size, dataset=ctx.dataset) for n, spec in specs.items()}
+
+
+def _mapping(cfg) -> list:
+    """A real-data twin's mapping to the paper's data, as an info row (none elsewhere)."""
+    if "mapping" not in cfg.printed:
+        return []
+    used = [(n, d) for n, d in cfg.distributions.items() if d is not None]
+    laws = "; ".join(
+        f"{n}: {d.kind} {d.column} of {d.dataset.name}, s = {ml.prior_domain(d, cfg.domain_size)}"
+        for n, d in used
+        if "dataset" in d
+    )
+    return [cl.info(cfg.printed.mapping, laws or "-")]
 
 
 def _entry(block, name: str, key: str):
@@ -75,7 +93,7 @@ def _se(counts: np.ndarray, n: float) -> list[float]:
 def _counts(cfg, ctx, name: str, prior: np.ndarray) -> np.ndarray:
     """F[X, Y_a, Y_b, Y_c] for the X distribution ``name``: resumable, shared by fig5, fig6 and agreement."""
     mc = cfg.mc
-    what = {"prior": prior, "ps": _ps(cfg), "domain_size": cfg.domain_size, "trials": mc.trials, "chunk": mc.chunk}
+    what = {"prior": prior, "ps": _ps(cfg), "domain_size": prior.size, "trials": mc.trials, "chunk": mc.chunk}
     what.update(seed=ctx.seed_sequence("mc", name), kernel=mc.kernel)
     how = {"map": ctx.map_unordered, "workers": ctx.n_jobs, "checkpoint_seconds": mc.checkpoint_seconds}
     how.update(log=lambda m: ctx.log(f"{name}: {m}"), progress=ctx.progress)
@@ -95,8 +113,9 @@ def _counts(cfg, ctx, name: str, prior: np.ndarray) -> np.ndarray:
     smoke=MC_SMOKE,
 )
 def fig5_collusion(cfg, ctx):
-    s, ps, frames = cfg.domain_size, _ps(cfg), []
+    ps, frames = _ps(cfg), []
     for name, prior in _priors(cfg, ctx).items():
+        s = prior.size
         ya, yb, yc = _codes(_entry(cfg.cells, name, "cells"), s, f"cells.{name}")
         F, all3, only_c = _counts(cfg, ctx, name, prior), {0: ya, 1: yb, 2: yc}, {2: yc}
         c_all, c_c = (ml.counts_given(F, obs).astype(float) for obs in (all3, only_c))
@@ -127,7 +146,7 @@ def _(df, cfg):
         few = f"fewer trials than the paper's {int(p.trials.value):,}: the bars scatter more"
         se, note = np.hypot(g.mc_all_se, g.mc_c_se), few if first.trials < p.trials.value else ""
         out.append(cl.within_se(item, g.mc_all, g.mc_c, se, k=c.z_max, printed=p.bars.value, detail=detail, note=note))
-    return out
+    return out + _mapping(cfg)
 
 
 # --- Figure 6: every copy is a uni-pert copy ----------------------------------------------
@@ -145,8 +164,9 @@ def _(df, cfg):
     smoke=MC_SMOKE,
 )
 def fig6_equivalence(cfg, ctx):
-    s, ps, frames = cfg.domain_size, _ps(cfg), []
+    ps, frames = _ps(cfg), []
     for name, prior in _priors(cfg, ctx).items():
+        s = prior.size
         spec = _entry(cfg.equivalence, name, "equivalence")
         i = RECIPIENTS.index(spec.recipient)
         (x,) = _codes([spec.x], s, f"equivalence.{name}.x")
@@ -177,7 +197,7 @@ def _(df, cfg):
         item = cl.each(p.bars, f"{name}, {first.recipient} at p={first.p:g}, x={first.x}", p.bars.value)
         detail = f"max |MC - formula| / SE = {z:.2f} over {first.count_x:,} trials with that x"
         out.append(cl.gof(item, float(pval), alpha=c.alpha, printed=p.bars.value, detail=detail))
-    return out
+    return out + _mapping(cfg)
 
 
 # --- the whole MC table against the exact joint -------------------------------------------
@@ -191,10 +211,10 @@ def _(df, cfg):
     smoke=GOF_SMOKE,
 )
 def agreement(cfg, ctx):
-    s, ps, rows = cfg.domain_size, _ps(cfg), []
+    ps, rows = _ps(cfg), []
     for name, prior in _priors(cfg, ctx).items():
         F = _counts(cfg, ctx, name, prior)
-        exact = ml.exact_joint(prior, ps, s)
+        exact = ml.exact_joint(prior, ps, prior.size)
         tables = {"X,Ya,Yb,Yc": (F, exact)}
         tables.update({f"X,Y_{r}": (ml.margin(F, i), ml.margin(exact, i)) for i, r in enumerate(RECIPIENTS)})
         for label, (counts, probs) in tables.items():
@@ -212,7 +232,7 @@ def _(df, cfg):
         detail = f"G = {r.g:.1f}, G p = {r.g_p:.3f}; chi2 p = {r.chi2_p:.3f}; {r.groups:,} groups; {r.trials:,} trials"
         why = f"rejected at Bonferroni level {alpha:g}/{tests}"
         out.append(cl.gof(item, min(r.g_p, r.chi2_p), alpha=alpha / tests, detail=detail, if_disagree=why))
-    return out
+    return out + _mapping(cfg)
 
 
 # --- Figure 7: independent perturbation fails ---------------------------------------------
@@ -331,3 +351,173 @@ def _(df, cfg):
         if cfg.timings
         else cl.info(p.time, "not measured (timings=false)", note="timings=false: no wall-clock times taken"),
     ]
+
+
+# --- the audit of the slides: formulas, the worked HIV example, the distributions of X ------------
+@experiment(
+    artifact="Displayed formulas",
+    summary="every displayed formula re-derived: printed (as the slides give it) against derived (sympy from "
+    "the definitions, or the exact law of multi-pert followed step by step on a seeded grid)",
+    keys=("key",),
+    params={
+        "instance": {"p": P, "pl": P, "pr": P, "pa": P, "pb": P, "s": Int(2, 10**6), "s_derivation": Int(2, 10**6)},
+        "grid": {
+            "domain_sizes": List(Int(2, 12, limit="s^(1 + copies) cells per exact law")),
+            "orders": List(List(P, min_len=2, max_len=4), min_len=0),
+            "random_orders": Int(0, 100, limit="random request orders per domain size"),
+            "max_copies": Int(2, 4),
+            "seed": Int(0),
+        },
+        "lemma2": {"cs": List(Real(0, 1, low_open=True, high_open=True)), "steps": List(Int(2, 10**5))},
+        "claims": {"tol": POS},
+    },
+    smoke=("grid.domain_sizes=[3,2]", "grid.random_orders=1", "lemma2.steps=[2,10]"),
+)
+def formulas(cfg, ctx):
+    f, i, g = cfg.printed.formulas, cfg.instance, cfg.grid
+    dv = ml.derivations
+    points = dv.grid(g.domain_sizes, g.orders, g.random_orders, g.max_copies, seed=g.seed)
+    near = dv.neighbour_points(points)  # p_l > p > p_r and s from the grid
+    at = {"p": i.p, "pl": i.pl, "pr": i.pr, "s": float(i.s)}
+    pair = [{"pa": i.pa, "pb": i.pb, "s": float(i.s_derivation)}] + [
+        {"pa": q["pr"], "pb": q["p"], "s": q["s"]} for q in near
+    ]
+    laws, printed_uv = (
+        {**f.uni_pert, **f.lemma1, **f.lemma2},
+        dv.printed_uv(f.uv),
+    )  # the slides' u, v drive the algorithm
+    cases = [
+        *dv.uni_pert_cases(f.uni_pert, [{"p": i.p, "s": float(i.s)}] + [{"p": q["p"], "s": q["s"]} for q in near]),
+        *dv.conditional_cases(f.conditional, pair),
+        *dv.uv_cases(f.uv, [at, *near]),
+        *dv.chain_cases(laws, points, printed_uv, tol=cfg.claims.tol),
+        dv.index_case(f.theorem2_index.range, f.theorem2_index.symbol, f.symbols),
+        *dv.lemma2_cases(laws, points, cfg.lemma2.cs, cfg.lemma2.steps, printed_uv),
+        *dv.estimator_cases([q for q in points if q.s <= 5], printed_uv),
+    ]
+    return pd.DataFrame([{"key": c.case, **c.row()} for c in cases]).drop(columns="case")
+
+
+@formulas.claims
+def _(df, cfg):
+    out = []
+    for r in df.itertuples():
+        values = (
+            "" if math.isnan(r.printed_value) else f": printed {r.printed_value:.6g}, derived {r.derived_value:.6g}"
+        )
+        shown = f"{r.derived}; {r.instance}{values}" + (f" ({r.detail})" if r.detail else "")
+        out.append(cl.statement(cfg.printed[r.key], bool(r.match), reproduced=shown, rule="printed = derived"))
+    return out
+
+
+@experiment(
+    artifact="Worked example (slides)",
+    summary="the slides' HIV examples: every printed number of the multi-pert example and of the independent "
+    "perturbation slide, recomputed by enumerating the algorithms' random choices",
+    keys=("key",),
+    params={
+        "domain_size": Int(2, ml.MAX_ENUMERATED, limit="outcomes enumerated"),
+        "retention": {"alice": P, "bob": P},
+        "independent": {"domain_size": Int(2, ml.MAX_ENUMERATED), "retention": List(P, min_len=2, max_len=2)},
+        "claims": {"exact_tol": POS, "high_confidence": P},
+    },
+)
+def example(cfg, ctx):
+    s, r, ind = cfg.domain_size, cfg.retention, cfg.independent
+    found = ml.hiv_example(s, r.alice, r.bob) | {"requirement3": ml.hiv_requirement3(s, r.alice, r.bob)}
+    found |= ml.independent_pair(ind.domain_size, *ind.retention)
+    rows = [
+        {"key": k, "expression": e.expression, "printed": e.value, "slide_arithmetic": ml.arithmetic(e.expression)}
+        for k, e in cfg.printed.numbers.items()
+    ]
+    done = {row["key"] for row in rows}
+    rows += [{"key": k, "expression": "", "printed": "", "slide_arithmetic": np.nan} for k in found if k not in done]
+    return pd.DataFrame(rows).assign(enumerated=lambda d: d.key.map(found))
+
+
+@example.claims
+def _(df, cfg):
+    p, c, t = cfg.printed, cfg.claims, df.set_index("key").enumerated
+    out, off = [], []
+    for r in df[df.printed != ""].itertuples():
+        shown = f"{r.enumerated:.4f} (enumerated); the slide's expression gives {r.slide_arithmetic:.4f}"
+        out.append(cl.printed_value(p.numbers[r.key], r.enumerated, reproduced=shown))
+        if not cl.rounds_to(r.printed, r.slide_arithmetic):
+            off.append(f"{r.key}: {r.expression} = {r.slide_arithmetic:.4g}")
+    rule, shown = "each expression rounds to the printed number", "; ".join(off) or "every expression rounds to it"
+    out.append(cl.statement(p.arithmetic, not off, reproduced=shown, rule=rule))
+    given = f"{t.given_alice_hiv:.4f} given Alice's copy is HIV; {t.total:.4f} averaged over her copy"
+    out.append(cl.printed_value(p.retained, t.given_alice_hiv, reproduced=given))
+    out.append(
+        cl.at_most(p.requirement3, t.requirement3, c.exact_tol, reproduced=f"max |difference| = {t.requirement3:.2e}")
+    )
+    out.append(
+        cl.at_most(p.both_hiv, t.both_given_not, p.both_hiv.bound, strict=True, reproduced=f"{t.both_given_not:.4f}")
+    )
+    high = min(t.posterior_both - c.high_confidence, t.posterior_both - t.posterior_one)
+    shown = f"Pr[X = HIV | both HIV] = {t.posterior_both:.3f}; one copy: {t.posterior_one:.3f}"
+    out.append(cl.at_least(p.confidence, high, 0.0, strict=True, reproduced=shown))
+    gap = abs(t.multi_posterior_both - t.posterior_one)
+    shown = f"multi-pert, both HIV: {t.multi_posterior_both:.3f}; the best copy alone: {t.posterior_one:.3f}"
+    return [*out, cl.at_most(p.multi, gap, c.exact_tol, reproduced=shown)]
+
+
+@experiment(
+    artifact="Distribution of sensitive values (slides)",
+    summary="the laws of X that Figures 5-6 simulate (uniform, Gaussian, salary, occupation), drawn from the "
+    "config's distributions, with the values Figures 5-6 print for each",
+    keys=("distribution", "x"),
+    figures={"priors": figures.priors},
+    params={"domain_size": Int(2, 10**6, limit="values of a law held in memory"), "distributions": PRIORS},
+    smoke=("distributions.occupation.dataset.n=20000",),
+)
+def priors(cfg, ctx):
+    frames = []
+    for name, prior in _priors(cfg, ctx).items():
+        spec = cfg.distributions[name]
+        source = spec.dataset.name if "dataset" in spec else "-"
+        frame = pd.DataFrame(
+            {"distribution": name, "kind": spec.kind, "data": source, "x": np.arange(1, prior.size + 1)}
+        )
+        frames.append(frame.assign(prior=prior, s=prior.size, **ml.describe_prior(prior)))
+    return pd.concat(frames, ignore_index=True)
+
+
+HOW = {
+    "uniform": "by construction",
+    "gaussian": "[reconstructed] mean, sd",
+    "lognormal": "[reconstructed] median, sigma",
+}
+
+
+@priors.claims
+def _(df, cfg):
+    p = cfg.printed
+    out = [cl.equal(p.panels, list(cfg.distributions))]
+    for name, g in df.groupby("distribution", sort=False):
+        first = g.iloc[0]
+        shown = list(p.cells["values"].get(name, []))
+        item, fits = cl.each(p.cells, name, shown), bool(shown) and all(1 <= v <= first.s for v in shown)
+        if first.s != cfg.domain_size:  # a law on another domain (a real attribute): the printed values do not apply
+            why = (
+                f"this law lives on 1..{first.s}, not the paper's 1..{cfg.domain_size}; Figures 5-6's twins adapt them"
+            )
+            out.append(cl.info(item, f"s = {first.s}; printed {shown}", note=why))
+        else:
+            out.append(cl.statement(item, fits, reproduced=f"s = {first.s}", rule="every value in 1..s"))
+        real = first.data != "-" and not datasets.is_synthetic(first.data)
+        note = "real records" if real else HOW.get(first.kind, "synthetic stand-in")
+        shown = f"mean {first['mean']:.2f}, sd {first.sd:.2f}, skewness {first.skewness:.2f}, mode {first['mode']}"
+        item = cl.each(p.shape, name, p.shape.value)
+        out.append(cl.info(item, f"{shown}, largest {first.top:.3f}", note=f"nothing printed (figure lost); {note}"))
+    return out + _mapping(cfg)
+
+
+# --- real-data twins: the salary and occupation laws of X from ACS records (conf/experiment/multilevel/_acs.yaml)
+ON_ACS = "; salary and occupation laws from real ACS records (PINCP in 5K bins; INDP_CAT, s = 20)"
+for _original in (fig5_collusion, fig6_equivalence, agreement, priors):
+    _original.twin(  # ACS laws: no data-set size to shrink in the smoke run
+        f"{_original.name}_acs",
+        summary=_original.summary + ON_ACS,
+        smoke=MC_SMOKE[:2] if "mc" in _original.params else (),
+    )

@@ -129,6 +129,8 @@ def rows(paper: str, results_dir: Path | None) -> list[Row] | None:
     assert root is not None
     verdicts: dict[str, dict[str, list[str]]] = {}
     for exp in registry.select(paper=paper):
+        if exp.twin_of is not None:  # a twin on other data checks privlab's stand-in, not what the paper printed
+            continue
         path = Path(results_dir) / exp.paper / exp.name / "claims.csv" if results_dir else None
         if path is None or not path.is_file():
             continue

@@ -139,10 +139,12 @@ class Experiment:
         self.claims_fn = fn
         return fn
 
-    def twin(self, name: str, *, summary: str | None = None) -> Experiment:
+    def twin(self, name: str, *, summary: str | None = None, smoke: Sequence[str] | None = None) -> Experiment:
         """Register this experiment again as ``<paper>/<name>``, with its own config
         (``conf/experiment/<paper>/<name>.yaml``, typically the original's config with another
-        data set): the same code, figures and claims, so the report can set the two side by side."""
+        data set): the same code, figures and claims, so the report can set the two side by side.
+        ``smoke`` replaces the original's tiny overrides where they do not fit the twin's data. A
+        twin's claims do not count as checks of the paper's ledger items (they test other data)."""
         exp_id = f"{self.paper}/{name}"
         twin = Experiment(
             id=exp_id,
@@ -152,7 +154,7 @@ class Experiment:
             keys=self.keys,
             tolerances=self.tolerances,
             params=self.params,
-            smoke=self.smoke,
+            smoke=self.smoke if smoke is None else tuple(smoke),
             mechanism_kind=self.mechanism_kind,
             one_mechanism=self.one_mechanism,
             twin_of=self.id,

@@ -13,15 +13,23 @@ montecarlo     the collusion Monte Carlo: F[X, Y_1, ..., Y_k], resumable and
 schemes        perturbation schemes as mechanisms (kind ``perturbation``:
                `IndependentCopies`, `MultiPert`) and the pooling adversary's Monte Carlo
 overhead       Figure 8's measurements of the history store against the naive store
+derivations    the formula audit: every displayed formula re-derived (sympy, and the exact
+               law of the algorithm followed step by step on a grid), printed vs derived
+examples       the slides' HIV examples by enumerating the algorithms' random choices
 figures        the figures, drawn from the result tables
 =============  ==========================================================================
+
+Sizes: every function that allocates an array whose size follows from its arguments (an
+s x s matrix, s^k cells, n x m copies, trials, chunks) refuses, in one line, one of more
+than `MAX_CELLS` cells (`MAX_CHUNKS` chunks) before allocating it.
 
 Values are integer codes 0..s-1 (the paper's 1..s shifted by one). Every function is
 pure: arrays and a seed in, arrays out; the exact analysis shares no code with the
 mechanism, so their agreement checks multi-pert's u/v formulas.
 """
 
-from ._checks import CODE_DTYPE, check_trials
+from . import derivations
+from ._checks import CODE_DTYPE, MAX_CHUNKS, check_trials
 from .exact import (
     MAX_EXACT_COPIES,
     best_copy_posterior,
@@ -33,6 +41,7 @@ from .exact import (
     posterior,
     uni_pert_matrix,
 )
+from .examples import MAX_ENUMERATED, arithmetic, hiv_example, hiv_requirement3, independent_pair
 from .montecarlo import (
     KERNELS,
     MAX_CELLS,
@@ -47,7 +56,18 @@ from .montecarlo import (
 )
 from .overhead import change_points_se, measure_overhead
 from .perturbation import MultiLevelPerturber, independent_copies, release_in_order, uni_pert, uv
-from .priors import PRIOR, PRIOR_KINDS, PriorSpec, gaussian_prior, lognormal_prior, make_prior, marginal_prior
+from .priors import (
+    PRIOR,
+    PRIOR_KINDS,
+    PriorSpec,
+    binned_prior,
+    describe_prior,
+    gaussian_prior,
+    lognormal_prior,
+    make_prior,
+    marginal_prior,
+    prior_domain,
+)
 from .schemes import IndependentCopies, MultiPert, PerturbationScheme, confidence_chunk, confidence_curves
 from .stratified import collusion_chunk_stratified, release_plan
 
@@ -55,6 +75,8 @@ __all__ = [
     "CODE_DTYPE",
     "KERNELS",
     "MAX_CELLS",
+    "MAX_CHUNKS",
+    "MAX_ENUMERATED",
     "MAX_EXACT_COPIES",
     "MC_VERSION",
     "PRIOR",
@@ -76,7 +98,10 @@ __all__ = [
     "gaussian_prior",
     "lognormal_prior",
     "marginal_prior",
+    "binned_prior",
+    "prior_domain",
     "make_prior",
+    "describe_prior",
     "alias_table",
     "sample_prior",
     "collusion_counts_chunk",
@@ -94,4 +119,9 @@ __all__ = [
     "confidence_curves",
     "measure_overhead",
     "change_points_se",
+    "derivations",
+    "hiv_example",
+    "hiv_requirement3",
+    "independent_pair",
+    "arithmetic",
 ]

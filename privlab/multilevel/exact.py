@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import PrivlabError, check_distribution, check_int, check_real
-from ._checks import check_p, check_ps, check_s
+from ._checks import check_cells, check_p, check_ps, check_s
 
 __all__ = [
     "uni_pert_matrix",
@@ -46,9 +46,11 @@ def uni_pert_matrix(p: float, domain_size: int) -> np.ndarray:
     Returns
     -------
     ndarray, shape (s, s)
+        At most ``MAX_CELLS`` cells (s <= 11,585).
     """
     s = check_s(domain_size)
     p = check_real("p", p, low=0.0, high=1.0)
+    check_cells(f"uni_pert_matrix: domain_size {s:,} x {s:,}", s * s)
     return np.full((s, s), (1.0 - p) / s) + p * np.eye(s)
 
 
@@ -73,13 +75,14 @@ def exact_joint(prior: Any, ps: Any, domain_size: int) -> np.ndarray:
     Returns
     -------
     ndarray, shape (s,) * (1 + k)
-        Axis 0 is X, axis i the copy of ``ps[i-1]``.
+        Axis 0 is X, axis i the copy of ``ps[i-1]``; at most ``MAX_CELLS`` cells.
     """
     s = check_s(domain_size)
+    checked = check_ps(ps)
+    check_cells(f"exact_joint: domain_size {s:,} to the power 1 + {len(checked)} copies", s ** (1 + len(checked)))
     law = check_distribution("prior", prior)
     if law.size != s:
         raise PrivlabError(f"prior must have domain_size = {s} entries, got {law.size}")
-    checked = check_ps(ps)
     order = sorted(range(len(checked)), key=lambda i: -checked[i])  # chain order: decreasing p
     joint = law.copy()
     prev = 1.0
@@ -108,6 +111,8 @@ def posterior(prior: Any, ps: Any, domain_size: int, observed: Mapping[int, int]
     """
     s = check_s(domain_size)
     checked = check_ps(ps)
+    if not isinstance(observed, Mapping):
+        raise PrivlabError(f"observed must be a mapping of copy index to observed code, got {type(observed).__name__}")
     for i in observed:
         check_int("observed copy index", i, low=0, high=len(checked) - 1)
     joint = exact_joint(prior, checked, s)
@@ -157,7 +162,11 @@ def best_copy_posterior(prior: Any, p: float, domain_size: int, y: int) -> np.nd
     """
     s = check_s(domain_size)
     law = check_distribution("prior", prior)
-    like = uni_pert_matrix(check_p(p), s)[:, check_int("y", y, low=0, high=s - 1)]
+    if law.size != s:
+        raise PrivlabError(f"prior must have domain_size = {s} entries, got {law.size}")
+    p, y = check_p(p), check_int("y", y, low=0, high=s - 1)
+    like = np.full(s, (1.0 - p) / s)  # the column y of uni-pert's matrix
+    like[y] += p
     post = law * like
     return post / post.sum()
 
@@ -228,7 +237,7 @@ def expected_confidence_single(p: float, domain_size: int) -> float:
     domain_size : int
         s >= 2.
     """
-    return expected_confidence_independent([p], domain_size)
+    return expected_confidence_independent([check_p(p)], domain_size)
 
 
 # ---------------------------------------------------------------------------------------

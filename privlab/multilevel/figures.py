@@ -9,7 +9,32 @@ import pandas as pd
 
 from ..plots import new_figure
 
-__all__ = ["collusion", "equivalence", "agreement", "independent", "overhead"]
+__all__ = ["priors", "collusion", "equivalence", "agreement", "independent", "overhead"]
+
+
+PANELS = ("uniform", "gaussian", "salary", "occupation")  # the slide's panels (a)-(d)
+
+
+def priors(df: pd.DataFrame) -> Any:
+    """The slide "Distribution of Sensitive Values": one panel per law of X, lettered as the slide's."""
+    names = list(dict.fromkeys(df.distribution))
+    others = [n for n in names if n not in PANELS]
+    letter = {n: "abcdefghij"[i] for i, n in enumerate([*PANELS, *others])}
+    cols = min(2, len(names))
+    rows = -(-len(names) // cols)
+    fig, axes = new_figure(4.6 * cols, 2.8 * rows, nrows=rows, ncols=cols)
+    axes = np.atleast_1d(axes).ravel()
+    for ax, name in zip(axes, names):
+        g = df[df.distribution == name]
+        source = g.data.iloc[0] if g.data.iloc[0] != "-" else g.kind.iloc[0]
+        ax.bar(g.x, g.prior, 0.8, color="0.45")
+        ax.set_title(f"({letter[name]}) {name} ({source}, s = {len(g)})", fontsize=9)
+        ax.set(xlabel="x", ylabel="Pr[X = x]", xlim=(0, len(g) + 1))
+    for ax in axes[len(names) :]:
+        ax.set_visible(False)
+    fig.suptitle("Distribution of sensitive values")
+    fig.tight_layout()
+    return fig
 
 
 def collusion(df: pd.DataFrame) -> Any:

@@ -48,7 +48,18 @@ from typing import Any, Protocol
 import numpy as np
 
 from .._validation import PrivlabError, check_choice, check_distribution, check_int, check_real, rng_from
-from ._checks import CODE_DTYPE, as_seed_sequence, check_ps, check_s, check_trials, child_seed
+from ._checks import (
+    CODE_DTYPE,
+    MAX_CELLS,
+    MAX_CHUNKS,
+    as_seed_sequence,
+    check_cells,
+    check_counts,
+    check_ps,
+    check_s,
+    check_trials,
+    child_seed,
+)
 from .perturbation import MultiLevelPerturber, random_words, split_words, threshold
 from .stratified import collusion_chunk_stratified
 
@@ -67,7 +78,6 @@ __all__ = [
 ]
 
 MC_VERSION = 2  # bump when the simulation changes what a seed produces (2: kernels, SFC64 streams)
-MAX_CELLS = 2**27  # cells of F (int64): 1 GiB per count array held in memory
 KERNELS = ("stratified", "perturber")
 _U32_MAX = 2**32 - 1
 
@@ -130,6 +140,7 @@ def sample_prior(prior: Any, n: int, seed: Any = 0) -> np.ndarray:
     """
     thresholds, alias = alias_table(prior)
     n = check_int("n", n, low=0)
+    check_cells(f"sample_prior: {n:,} draws", n)
     coin, cell = split_words(random_words(rng_from(seed), n), thresholds.size)
     return np.where(coin < thresholds[cell], cell, alias[cell])
 
@@ -167,7 +178,9 @@ def collusion_counts_chunk(
     """
     s = check_s(domain_size)
     checked = check_ps(ps)
+    check_cells(f"F: domain_size {s:,} to the power 1 + {len(checked)} copies", s ** (1 + len(checked)))
     n = check_int("n", n, low=1)
+    check_cells(f"collusion_counts_chunk: {n:,} tuples", n)
     ss = as_seed_sequence(seed)
     x_seed, pert_seed = child_seed(ss, 0), child_seed(ss, 1)
     x = sample_prior(prior, n, x_seed)
@@ -340,8 +353,11 @@ def collusion_counts(
         )
     workers = check_int("workers", workers, low=1)
     checkpoint_seconds = check_real("checkpoint_seconds", checkpoint_seconds, low=0)
-    ss = as_seed_sequence(seed)
     n_chunks = -(-trials // chunk)
+    check_cells(f"collusion_counts: {trials:,} trials in chunks of {chunk:,} (raise chunk)", n_chunks, MAX_CHUNKS)
+    if identity["kernel"] == "perturber":  # a chunk's table is held in memory by the reference kernel
+        check_cells(f"collusion_counts: chunk of {chunk:,} tuples for the perturber kernel", chunk)
+    ss = as_seed_sequence(seed)
     sizes = np.minimum(chunk, trials - chunk * np.arange(n_chunks, dtype=np.int64))
     key = json.dumps(identity, sort_keys=True)
     part_of = getattr(checkpoint, "part", None)
@@ -463,6 +479,7 @@ def _checked_state(
 # ---------------------------------------------------------------------------------------
 def margin(F: np.ndarray, i: int) -> np.ndarray:
     """The (X, Y_i) counts of F[X, Y_1, ..., Y_k]: an s x s array (i is the copy's index, 0-based)."""
+    F = check_counts(F)
     k = F.ndim - 1
     i = check_int("i", i, low=0, high=k - 1)
     other = tuple(a for a in range(1, k + 1) if a != i + 1)
@@ -471,6 +488,9 @@ def margin(F: np.ndarray, i: int) -> np.ndarray:
 
 def counts_given(F: np.ndarray, observed: Mapping[int, int]) -> np.ndarray:
     """Counts of X among the trials whose copies take the ``observed`` values (copy index -> code)."""
+    F = check_counts(F)
+    if not isinstance(observed, Mapping):
+        raise PrivlabError(f"observed must be a mapping of copy index to observed code, got {type(observed).__name__}")
     k, s = F.ndim - 1, F.shape[0]
     index: list[Any] = [slice(None)] * (1 + k)
     for i, y in observed.items():

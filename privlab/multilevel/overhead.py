@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, check_real
-from ._checks import as_seed_sequence, check_s, child_seed
+from .._validation import PrivlabError, check_array, check_int, check_real
+from ._checks import as_seed_sequence, check_cells, check_s, child_seed
 from .exact import expected_change_points
 from .perturbation import MultiLevelPerturber
 
@@ -52,6 +52,8 @@ def measure_overhead(
         store was not run or ``timed`` is False).
     """
     n, m = check_int("n", n, low=1), check_int("m", m, low=1)
+    check_cells(f"measure_overhead: a table of n = {n:,} tuples", n)
+    check_cells(f"measure_overhead: m = {m:,} releases", m)
     s = check_s(domain_size)
     c = check_real("c", c, low=0, high=1, low_open=True, high_open=True)
     step = check_int("step", step, low=1)
@@ -96,4 +98,8 @@ def change_points_se(expected: Any, n: Any) -> np.ndarray:
     A tuple's count is a sum of independent Bernoulli changes along the chain, so its
     variance is at most its mean ``expected``: s.e. <= sqrt(expected / n).
     """
+    mean = check_array("expected", np.atleast_1d(expected), dtype=float, min_size=0)
+    size = check_array("n", np.atleast_1d(n), dtype=float, min_size=0)
+    if np.any(mean < 0) or np.any(size <= 0):
+        raise PrivlabError("expected must be >= 0 and n > 0 (change points per tuple over n tuples)")
     return np.sqrt(np.asarray(expected, dtype=float) / np.asarray(n, dtype=float))

@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import PrivlabError, rng_from
-from ._checks import CODE_DTYPE, check_codes, check_p, check_ps, check_s
+from .._validation import PrivlabError, check_int, rng_from
+from ._checks import CODE_DTYPE, check_cells, check_codes, check_p, check_ps, check_s
 
 __all__ = ["CODE_DTYPE", "uv", "uni_pert", "independent_copies", "MultiLevelPerturber", "release_in_order"]
 
@@ -33,6 +33,7 @@ _TWO32 = 1 << 32
 _MASK32 = np.uint64(_TWO32 - 1)
 _SHIFT32 = np.uint64(32)
 STORES = ("history", "dense")
+MAX_DENSE_BYTES = 2**33  # the dense (naive) store's default limit: 8 GiB of copies
 
 
 # ---------------------------------------------------------------------------------------
@@ -79,6 +80,10 @@ def uv(p: float, p_l: float, p_r: float, s: int) -> tuple[float, float, float, f
         ``(u_eq, v_eq, u_ne, v_ne)``: keep y_l with probability u, y_r with probability
         v, otherwise draw uniformly.
     """
+    p, p_l, p_r = check_p(p), check_p(p_l, "p_l"), check_p(p_r, "p_r")
+    s = check_s(s)
+    if not p_r < p < p_l:
+        raise PrivlabError(f"uv needs p_r < p < p_l (the released p's around p), got {p_r:g}, {p:g}, {p_l:g}")
     u_eq = p / p_l
     v_eq = (1.0 - p / p_l) * (1.0 - (1.0 - p_r / p) / ((s - 1) * p_r / p_l + 1.0))
     u_ne = (p - p_r) / (p_l - p_r)
@@ -144,8 +149,10 @@ def independent_copies(x: Any, ps: Any, domain_size: int, seed: Any = 0) -> np.n
     ndarray of int32, shape (len(ps), len(x))
     """
     s = check_s(domain_size)
-    codes = check_codes(x, s)
     checked = check_ps(ps)
+    n = np.asarray(x).size
+    check_cells(f"independent_copies: {len(checked):,} copies x {n:,} tuples", len(checked) * n)
+    codes = check_codes(x, s)
     rng = rng_from(seed)
     return np.stack([_perturb_from(codes, p, s, random_words(rng, codes.size)) for p in checked])
 
@@ -167,6 +174,9 @@ class MultiLevelPerturber:
         "history" (default) keeps the sorted released p's and per-tuple change points
         (O(n + m) expected space); "dense" keeps every released copy (the naive O(n m)
         store). Both release identical copies for a seed, through the same kernel.
+    max_bytes : int
+        The dense store refuses a release that would make its copies exceed this many
+        bytes (default `MAX_DENSE_BYTES`, 8 GiB); the history store ignores it.
 
     Notes
     -----
@@ -177,12 +187,15 @@ class MultiLevelPerturber:
     value of the last entry with p >= q.
     """
 
-    def __init__(self, x: Any, domain_size: int, seed: Any = 0, store: str = "history") -> None:
+    def __init__(
+        self, x: Any, domain_size: int, seed: Any = 0, store: str = "history", max_bytes: int = MAX_DENSE_BYTES
+    ) -> None:
         self.s = check_s(domain_size)
         codes = check_codes(x, self.s)
         if store not in STORES:
             raise PrivlabError(f"store must be one of {', '.join(STORES)}; got {store!r}")
         self.store = store
+        self.max_bytes = check_int("max_bytes", max_bytes, low=0)
         self.n = codes.size
         self._rng = rng_from(seed)
         self._released: list[float] = []  # ascending, for bisect
@@ -249,6 +262,13 @@ class MultiLevelPerturber:
         i = bisect.bisect_left(asc, p)
         if i < len(asc) and asc[i] == p:
             return self._value_at(p).copy()
+        if self.store == "dense" and p != 1.0:
+            after = (len(self._copies) + 1) * self.n * np.dtype(CODE_DTYPE).itemsize
+            if after > self.max_bytes:
+                raise PrivlabError(
+                    f"the dense store would hold {after:,} bytes of copies after this release, "
+                    f"above max_bytes = {self.max_bytes:,}"
+                )
         p_l = asc[i] if i < len(asc) else 1.0  # smallest released p above p
         p_r = asc[i - 1] if i > 0 else None  # largest released p below p
         if p == 1.0:  # the original itself: nothing to draw
@@ -314,5 +334,8 @@ def release_in_order(x: Any, ps: Any, domain_size: int, seed: Any = 0, store: st
     -------
     ndarray of int32, shape (len(ps), len(x))
     """
+    checked = check_ps(ps)
+    n = np.asarray(x).size
+    check_cells(f"release_in_order: {len(checked):,} copies x {n:,} tuples", len(checked) * n)
     perturber = MultiLevelPerturber(x, domain_size, seed, store=store)
-    return np.stack([perturber.release(p) for p in check_ps(ps)])
+    return np.stack([perturber.release(p) for p in checked])

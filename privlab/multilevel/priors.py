@@ -8,8 +8,15 @@ kind        parameters
 uniform     (none)
 gaussian    ``mean``, ``sd``: a normal law discretised to the integers 1..s
 lognormal   ``median``, ``sigma``, ``bin_width``: value v holds [(v-1) w, v w), top bin open
-marginal    ``dataset`` (a data-set block), ``column``: the column's value frequencies
+marginal    ``dataset`` (a data-set block), ``column``: the column's value frequencies;
+            optional ``missing``: the value a missing entry counts as (default: dropped)
+binned      ``dataset``, ``column``, ``bin_width``: a numeric column's records binned like
+            ``lognormal``: v holds [(v-1) w, v w), values below 0 in the first bin, the
+            top bin open; missing entries dropped (e.g. PINCP in 5,000-dollar bins)
 ==========  ===========================================================================
+
+Every kind takes an optional ``domain_size``: the law's own domain 1..s, where it differs
+from the experiment's (a real attribute with fewer values than the paper's domain).
 
 `PRIOR` is the block's parameter contract (`privlab.params`), checked at compose time.
 """
@@ -23,10 +30,21 @@ import numpy as np
 from scipy import stats
 
 from .. import params
-from .._validation import PrivlabError, _fmt, check_real
-from ._checks import check_s
+from .._validation import PrivlabError, _fmt, check_array, check_distribution, check_real
+from ._checks import MAX_CELLS, check_cells, check_s
 
-__all__ = ["PRIOR_KINDS", "PriorSpec", "PRIOR", "gaussian_prior", "lognormal_prior", "marginal_prior", "make_prior"]
+__all__ = [
+    "PRIOR_KINDS",
+    "PriorSpec",
+    "PRIOR",
+    "gaussian_prior",
+    "lognormal_prior",
+    "marginal_prior",
+    "binned_prior",
+    "prior_domain",
+    "make_prior",
+    "describe_prior",
+]
 
 _POS = params.Real(0, low_open=True)
 _SCHEMAS: dict[str, dict[str, Any]] = {
@@ -34,6 +52,12 @@ _SCHEMAS: dict[str, dict[str, Any]] = {
     "gaussian": {"mean": params.Real(), "sd": _POS},
     "lognormal": {"median": _POS, "sigma": _POS, "bin_width": _POS},
     "marginal": {"column": params.Str(), "dataset": params.Free()},
+    "binned": {"column": params.Str(), "dataset": params.Free(), "bin_width": _POS},
+}
+_DOMAIN = params.Int(2, MAX_CELLS, limit="values of a law held in memory")
+_OPTIONAL: dict[str, dict[str, Any]] = {  # keys a block may leave out
+    **{kind: {"domain_size": _DOMAIN} for kind in _SCHEMAS},
+    "marginal": {"domain_size": _DOMAIN, "missing": params.Free()},
 }
 PRIOR_KINDS = tuple(_SCHEMAS)
 
@@ -48,9 +72,13 @@ class PriorSpec(params.Spec):
         if not isinstance(value, Mapping) or "kind" not in value:
             raise PrivlabError(f"{name} must be {self.allowed()}, got {_fmt(value)}")
         kind = params.Choice(*PRIOR_KINDS).check(f"{name}.kind", value["kind"])
-        rest = {k: v for k, v in value.items() if k != "kind"}
+        optional = _OPTIONAL[kind]
+        rest = {k: v for k, v in value.items() if k != "kind" and k not in optional}
         out = params.validate(_SCHEMAS[kind], rest, prefix=f"{name}.")
-        if kind == "marginal":
+        for key, spec in optional.items():
+            if key in value:
+                out[key] = spec.check(f"{name}.{key}", value[key])
+        if kind in ("marginal", "binned"):
             from ..datasets import check_spec
 
             check_spec(
@@ -63,6 +91,7 @@ PRIOR = PriorSpec()
 
 
 def _values(s: int) -> np.ndarray:
+    check_cells(f"a law on domain_size {s:,} values", s)
     return np.arange(1, s + 1, dtype=float)
 
 
@@ -124,6 +153,37 @@ def marginal_prior(values: Any, domain_size: int) -> np.ndarray:
     return p / p.sum()
 
 
+def binned_prior(values: Any, domain_size: int, bin_width: float) -> np.ndarray:
+    """The frequencies of a numeric column binned to 1..s like `lognormal_prior`.
+
+    Value v holds [(v-1) w, v w); values below 0 count in the first bin (bottom-coded), values
+    of (s-1) w and above in the last (top bin open). Missing (NaN) entries are dropped.
+
+    Parameters
+    ----------
+    values : array of float
+        The column, in the unit of ``bin_width`` (e.g. dollars).
+    domain_size : int
+        s >= 2.
+    bin_width : float
+        w > 0.
+    """
+    s = check_s(domain_size)
+    check_cells(f"a law on domain_size {s:,} values", s)
+    width = check_real("bin_width", bin_width, low=0, low_open=True)
+    raw = np.asarray(values, dtype=float).ravel()
+    kept = check_array("values", raw[~np.isnan(raw)], dtype=float)
+    bins = np.clip(np.floor(kept / width), 0, s - 1).astype(np.int64)
+    p = np.bincount(bins, minlength=s).astype(float)
+    return p / p.sum()
+
+
+def prior_domain(spec: Mapping[str, Any], domain_size: int) -> int:
+    """The domain size of the law a block names: its own ``domain_size`` or ``domain_size``."""
+    own = spec.get("domain_size") if isinstance(spec, Mapping) else None
+    return check_s(domain_size if own is None else own)
+
+
 def make_prior(spec: Mapping[str, Any], domain_size: int, *, dataset: Callable[[Any], Any] | None = None) -> np.ndarray:
     """The prior a config block names (see the module's table).
 
@@ -132,16 +192,19 @@ def make_prior(spec: Mapping[str, Any], domain_size: int, *, dataset: Callable[[
     spec : mapping
         ``kind`` and that kind's parameters.
     domain_size : int
-        s >= 2.
+        s >= 2; the block's own ``domain_size`` replaces it.
     dataset : callable, optional
-        Loads a ``dataset`` block into a DataFrame (``ctx.dataset``); needed by ``marginal``.
+        Loads a ``dataset`` block into a DataFrame (``ctx.dataset``); needed by ``marginal``
+        and ``binned``.
 
     Returns
     -------
     ndarray, shape (s,)
     """
     block = PRIOR.check("prior", spec)
-    kind, s = block.pop("kind"), check_s(domain_size)
+    kind, s = block.pop("kind"), prior_domain(block, domain_size)
+    block.pop("domain_size", None)
+    missing = block.pop("missing", None)
     if kind == "uniform":
         p = np.ones(s)
         return p / p.sum()
@@ -154,4 +217,24 @@ def make_prior(spec: Mapping[str, Any], domain_size: int, *, dataset: Callable[[
     frame = dataset(block["dataset"])
     if block["column"] not in frame.columns:
         raise PrivlabError(f"prior column must be a column of the data set; got {block['column']!r}")
-    return marginal_prior(frame[block["column"]].to_numpy(), s)
+    column = frame[block["column"]]
+    if kind == "binned":
+        return binned_prior(column.astype(float).to_numpy(), s, block["bin_width"])
+    column = column.dropna() if missing is None else column.astype(object).where(column.notna(), missing)
+    return marginal_prior(column.to_numpy(), s)
+
+
+def describe_prior(prior: Any) -> dict[str, float]:
+    """Summary of a law on 1..s: mean, standard deviation, skewness, mode and largest probability.
+
+    Parameters
+    ----------
+    prior : array of float
+        The law on the values 1..s (codes 0..s-1).
+    """
+    law = check_distribution("prior", prior)
+    v = np.arange(1, law.size + 1, dtype=float)
+    mean = float((v * law).sum())
+    sd = float(np.sqrt((law * (v - mean) ** 2).sum()))
+    skew = float((law * (v - mean) ** 3).sum() / sd**3) if sd > 0 else 0.0
+    return {"mean": mean, "sd": sd, "skewness": skew, "mode": int(np.argmax(law)) + 1, "top": float(law.max())}

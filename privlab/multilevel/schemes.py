@@ -22,12 +22,30 @@ from typing import Any, Protocol
 import numpy as np
 
 from .._validation import PrivlabError, check_int
-from ._checks import as_seed_sequence, check_codes, check_ps, check_s, check_trials, child_seed
+from ._checks import (
+    MAX_CELLS,
+    MAX_CHUNKS,
+    as_seed_sequence,
+    check_cells,
+    check_codes,
+    check_ps,
+    check_s,
+    check_trials,
+    child_seed,
+)
 from .exact import expected_confidence_independent, expected_confidence_single
-from .montecarlo import MAX_CELLS, sample_prior
+from .montecarlo import sample_prior
 from .perturbation import STORES, independent_copies, release_in_order
 
 __all__ = ["PerturbationScheme", "IndependentCopies", "MultiPert", "confidence_chunk", "confidence_curves"]
+
+
+def _check_copies(copies: Any, k: int, n: int, s: int) -> np.ndarray:
+    """Released copies: codes 0..s-1 of shape (k, n), one row per retention probability."""
+    arr = np.asarray(copies)
+    if arr.shape != (k, n):
+        raise PrivlabError(f"copies must have shape (len(ps), len(x)) = ({k}, {n}), got {arr.shape}")
+    return check_codes(arr.reshape(-1), s, "copies").reshape(k, n)
 
 
 class PerturbationScheme(Protocol):
@@ -59,6 +77,7 @@ class IndependentCopies:
         n = truth.size
         if n * s > MAX_CELLS:
             raise PrivlabError(f"{n:,} tuples x domain_size {s} likelihoods exceed {MAX_CELLS:,} cells of memory")
+        copies = _check_copies(copies, len(checked), n, s)
         if max(checked) == 1.0:
             raise PrivlabError("ps must be below 1 for independent copies (p = 1 releases the original)")
         rows = np.arange(n)
@@ -101,6 +120,7 @@ class MultiPert:
         likelihood (with a uniform prior the posterior equals the likelihood)."""
         s, checked = check_s(domain_size), check_ps(ps)
         truth = check_codes(x, s)
+        copies = _check_copies(copies, len(checked), truth.size, s)
         out = []
         for k in range(1, len(checked) + 1):
             best = int(np.argmax(checked[:k]))
@@ -127,6 +147,8 @@ def confidence_chunk(item: tuple[Sequence[PerturbationScheme], Any, int, int, An
         Sum and sum of squares of the confidence over the chunk's tuples.
     """
     schemes, ps, s, n, seed = item
+    s, n = check_s(s), check_int("n", n, low=1)
+    check_cells(f"confidence_chunk: {n:,} tuples x domain_size {s:,} likelihoods", n * s)
     ss = as_seed_sequence(seed)
     x = sample_prior(np.full(s, 1.0 / s), n, child_seed(ss, 0))
     out = np.empty((len(schemes), len(ps), 2))
@@ -171,6 +193,11 @@ def confidence_curves(
     """
     s, checked, trials = check_s(domain_size), check_ps(ps), check_trials(trials)
     chunk = check_int("chunk", chunk, low=1)
+    check_cells(f"confidence_curves: chunk of {chunk:,} tuples x domain_size {s:,} likelihoods", min(chunk, trials) * s)
+    chunks = -(-trials // chunk)
+    check_cells(f"confidence_curves: {trials:,} trials in chunks of {chunk:,} (raise chunk)", chunks, MAX_CHUNKS)
+    if not schemes:
+        raise PrivlabError("schemes must hold at least one perturbation scheme")
     ss = as_seed_sequence(seed)
     items = [
         (list(schemes), checked, s, min(chunk, trials - c * chunk), child_seed(ss, c))

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import PrivlabError, check_distribution, check_int
-from ._checks import as_seed_sequence, check_ps, check_s
+from ._checks import as_seed_sequence, check_cells, check_ps, check_s
 from .perturbation import threshold, uv
 
 __all__ = ["BATCH", "Step", "release_plan", "collusion_chunk_stratified"]
@@ -186,6 +186,7 @@ def collusion_chunk_stratified(
     steps = release_plan(ps, s)
     n = check_int("n", n, low=1, high=_TWO32 - 1)
     cells = s ** len(steps)
+    check_cells(f"F: domain_size {s:,} to the power 1 + {len(steps)} copies", s * cells)
     if out is None:
         out = np.zeros((s, cells), dtype=np.uint32)
     if out.shape != (s, cells) or out.dtype != np.uint32:

@@ -38,6 +38,10 @@ class Verdicts(dict):
         ("multilevel/fig7_independent", "pooled_ps=[0.3,1.0]", "pooled_ps[1] must be in (0, 1)"),
         ("multilevel/fig7_independent", "chunk=10000000", "chunk must be at most 1,000,000"),
         ("multilevel/fig8_overhead", "table_sizes=[1000000000]", "table_sizes[0] must be at most 100,000,000"),
+        ("multilevel/formulas", "grid.domain_sizes=[20]", "grid.domain_sizes[0] must be at most 12"),
+        ("multilevel/example", "domain_size=5000", "domain_size must be at most 1,000 (outcomes enumerated)"),
+        ("multilevel/priors", "distributions.salary.kind=zipf", "distributions.salary.kind must be one of"),
+        ("multilevel/fig5_collusion_acs", "distributions.occupation.domain_size=1", "occupation.domain_size must be"),
     ],
 )
 def test_contract_refuses_at_compose_time(exp_id, override, word):
@@ -84,4 +88,35 @@ def test_mc_experiments_share_one_checkpoint(tmp_path):
     fig5, verdicts = run("multilevel/fig5_collusion", ["~distributions.occupation"], tmp_path)
     assert sorted(p.name for p in (tmp_path / ".scratch").iterdir()) == before
     assert set(fig5.trials) == set(fig6.trials) == {200_000}
-    assert verdicts["Theorem 1 (exact): Pr[X | Y_a, Y_b, Y_c] = Pr[X | Y_c] at the four cells"] == "agree"
+    assert verdicts["Theorem 1 (exact): Pr[X | Y_a, Y_b, Y_c] = Pr[X | Y_c] at the cells of Figure 5"] == "agree"
+
+
+def test_acs_twins_use_the_real_laws():
+    for name in ("fig5_collusion", "fig6_equivalence", "agreement", "priors"):
+        assert registry.get(f"multilevel/{name}_acs").twin_of == f"multilevel/{name}"
+    cfg = runner.compose("multilevel/fig5_collusion_acs")
+    laws = cfg.distributions
+    assert laws.uniform is None and laws.gaussian is None
+    assert laws.salary.kind == "binned" and laws.salary.column == "PINCP" and "median" not in laws.salary
+    assert laws.occupation.column == "INDP_CAT" and laws.occupation.domain_size == 20 and laws.occupation.missing == 19
+    assert list(cfg.cells.occupation) == [6, 19, 16]  # [adapted] to s = 20
+    assert runner.compose("multilevel/fig6_equivalence_acs").equivalence.occupation.x == 2
+    assert runner.compose("multilevel/fig5_collusion").distributions.salary.kind == "lognormal"  # the original
+
+
+def test_fig6_twin_runs_on_the_real_laws(tmp_path):
+    table, verdicts = run("multilevel/fig6_equivalence_acs", [], tmp_path)
+    occupation = table[table.distribution == "occupation"]
+    assert len(occupation) == 20 and set(occupation.x) == {2}
+    assert verdicts["ACS twin"] == "info"
+    assert verdicts["approximated Pr[Y=y|X=x] matches the theoretical values, occupation"] == "agree"
+
+
+def test_priors_and_their_twin(tmp_path):
+    table, verdicts = run("multilevel/priors", [], tmp_path)
+    assert list(dict.fromkeys(table.distribution)) == ["uniform", "gaussian", "salary", "occupation"]
+    assert verdicts["the laws of the sensitive value X"] == "agree"
+    assert verdicts["the values Figures 5-6 print for this law lie in its domain 1..s, gaussian"] == "agree"
+    table, verdicts = run("multilevel/priors_acs", [], tmp_path)
+    assert table.groupby("distribution").s.first().to_dict() == {"salary": 50, "occupation": 20}
+    assert verdicts["the values Figures 5-6 print for this law lie in its domain 1..s, occupation"] == "info"
