@@ -57,8 +57,8 @@ def main() -> None:
             f"parallel {t_par:.1f} s, speed-up {t_serial / t_par:.2f}x"
         )
         same = all(
-            (tmp / "serial").rglob("*/%d/result.csv" % i).__next__().read_bytes()
-            == (tmp / "parallel").rglob("*/%d/result.csv" % i).__next__().read_bytes()
+            (tmp / "serial").rglob(f"*/{i}/result.csv").__next__().read_bytes()
+            == (tmp / "parallel").rglob(f"*/{i}/result.csv").__next__().read_bytes()
             for i in range(args.jobs)
         )
         print(f"serial and parallel result tables identical: {same}")

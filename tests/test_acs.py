@@ -1,9 +1,7 @@
 """The real NIST ACS excerpts: shipped, checksum-verified, validated like the other data sets."""
 
-import shutil
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from privlab import PrivlabError, datasets

@@ -8,8 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as st_
 
-from privlab import PrivlabError
-from privlab import stats
+from privlab import PrivlabError, stats
 
 
 def test_wilson_interval_textbook():
