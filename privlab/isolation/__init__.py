@@ -9,7 +9,7 @@ and outputs a point ``q``; ``q`` (c, T)-isolates a real point ``x`` when the bal
 module       what
 ===========  ===========================================================================
 metric       the isolation test (`isolates`, `isolation_rate`, masks) and the T-radius
-distances    blocked squared distances and the k-d tree switch behind the metric
+distances    exact distance questions from blocked BLAS products (`DistanceIndex`)
 histogram    the recursive histogram (`recursive_histogram`, `build_histogram`)
 sanitizers   perturbation, histogram + perturbation, the bad sanitizer (release functions)
 adversaries  each sanitizer's natural adversaries (a point of the cell, the column midpoint)
@@ -18,6 +18,7 @@ mechanisms   the sanitizers with their adversaries as mechanisms of kind ``sanit
              `BadSanitizer`)
 simulation   Monte Carlo engines: `attack`, `cube_attack`, `holdout_attack`, `bad_sanitizer_rows`
 rates        success-rate columns (binomial s.e., Wilson bound) and the fitted decay in d
+             (`fit_decay`: binomial maximum likelihood, zeros included, profile interval)
 checkers     independent checks of the releases (histogram, exact columns, noise lengths)
 data         the uniform cube and Gaussian mixture (from `privlab.datasets.simulated`), `scale_to_cube`
 utility      k-means, box counts, column means of a release (`utility_rows`, `mixture_utility`)
@@ -30,7 +31,7 @@ Every function is pure: arrays and a seed in, arrays out.
 from .adversaries import adversary_cell_centre, adversary_cell_uniform, adversary_column_midpoint, aux_only_queries
 from .checkers import check_histogram_release, exact_columns, perturbation_noise_ratios
 from .data import SCALINGS, gaussian_mixture, scale_to_cube, uniform_cube
-from .distances import KDTREE_MAX_D
+from .distances import KDTREE_MAX_D, DistanceIndex
 from .histogram import MAX_DEPTH, Histogram, Leaf, build_histogram, recursive_histogram
 from .mechanisms import (
     AdversaryOutput,
@@ -43,8 +44,26 @@ from .mechanisms import (
     Sanitizer,
     UtilityView,
 )
-from .metric import isolates, isolates_anyone_mask, isolation_mask, isolation_masks, isolation_rate, t_radius
-from .rates import BEST, best_last, fit_exponent, natural_rows, rate_columns, wilson_upper
+from .metric import (
+    distance_index,
+    isolates,
+    isolates_anyone_mask,
+    isolation_mask,
+    isolation_masks,
+    isolation_rate,
+    t_radius,
+)
+from .rates import (
+    BEST,
+    DecayFit,
+    best_last,
+    decay_loglik,
+    exact_upper,
+    fit_decay,
+    natural_rows,
+    rate_columns,
+    wilson_upper,
+)
 from .sanitizers import (
     HistPerturbRelease,
     bad_sanitizer,
@@ -57,6 +76,7 @@ from .simulation import SEED_NAMES, attack, bad_sanitizer_rows, cube_attack, hol
 from .utility import (
     box_fraction_histogram,
     box_fraction_points,
+    column_range,
     kmeans,
     kmeans_cost,
     mixture_utility,
@@ -78,6 +98,8 @@ __all__ = [
     "isolation_rate",
     "isolates_anyone_mask",
     "t_radius",
+    "distance_index",
+    "DistanceIndex",
     # sanitizers
     "Leaf",
     "Histogram",
@@ -111,8 +133,11 @@ __all__ = [
     "seed_names",
     "rate_columns",
     "wilson_upper",
+    "exact_upper",
     "natural_rows",
-    "fit_exponent",
+    "DecayFit",
+    "fit_decay",
+    "decay_loglik",
     "best_last",
     # checkers
     "check_histogram_release",
@@ -126,6 +151,7 @@ __all__ = [
     "kmeans_cost",
     "box_fraction_histogram",
     "box_fraction_points",
+    "column_range",
     "noise_mean_error",
     "random_boxes",
     "utility_rows",

@@ -10,8 +10,9 @@ from .._validation import PrivlabError, check_array, check_int, check_real
 
 
 def check_db(db: Any, name: str = "db") -> np.ndarray:
-    """A real database: a finite (n, d) float array."""
-    return check_array(name, db, ndim=2)
+    """A real database: a finite (n, d) float array, C-ordered (the distance formula's row
+    sums then have one rounding, whatever layout the caller passed)."""
+    return np.ascontiguousarray(check_array(name, db, ndim=2))
 
 
 def check_c_T(c: Any, T: Any, n: int) -> tuple[float, int]:
@@ -26,7 +27,7 @@ def check_points(name: str, points: Any, d: int) -> np.ndarray:
         pts = pts[None, :]
     if pts.ndim != 2 or pts.shape[1] != d:
         raise PrivlabError(f"{name} must have d = {d} columns like db, got shape {np.shape(points)}")
-    return pts
+    return np.ascontiguousarray(pts)
 
 
 def check_box(db: np.ndarray, low: Any, high: Any) -> tuple[float, float]:

@@ -25,9 +25,10 @@ from .. import stats
 from .._validation import PrivlabError, check_choice, check_int, check_real
 from .adversaries import adversary_cell_centre, adversary_cell_uniform, adversary_column_midpoint
 from .checkers import check_histogram_release, exact_columns, perturbation_noise_ratios
+from .distances import DistanceIndex
 from .histogram import build_histogram
 from .sanitizers import bad_sanitizer, expected_noise_length_ratio, histogram_plus_perturbation, perturb_release
-from .utility import box_fraction_histogram, box_fraction_points, noise_mean_error
+from .utility import box_fraction_histogram, box_fraction_points, column_range, noise_mean_error
 
 __all__ = [
     "AdversaryOutput",
@@ -93,6 +94,7 @@ class Sanitizer:
         aux: np.ndarray | None = None,
         low: float = -1.0,
         high: float = 1.0,
+        index: DistanceIndex | None = None,
     ) -> Attack:
         """Release ``db`` with privacy parameter ``T`` and return the adversaries' outputs for ``targets``.
 
@@ -107,6 +109,9 @@ class Sanitizer:
             Draws from the data distribution (for adversaries with ``needs_aux``).
         low, high : float
             The box the data lives in.
+        index : DistanceIndex or None
+            ``distance_index(db)``, shared with the isolation test (a sanitizer that asks
+            distance questions of db reuses it).
         """
         raise NotImplementedError
 
@@ -131,6 +136,7 @@ class AuxOnly(Sanitizer):
         aux: np.ndarray | None = None,
         low: float = -1.0,
         high: float = 1.0,
+        index: DistanceIndex | None = None,
     ) -> Attack:
         if aux is None or len(aux) < len(targets):
             raise PrivlabError(f"aux must hold at least {len(targets)} draws from the data distribution")
@@ -156,6 +162,7 @@ class RecursiveHistogram(Sanitizer):
         aux: np.ndarray | None = None,
         low: float = -1.0,
         high: float = 1.0,
+        index: DistanceIndex | None = None,
     ) -> Attack:
         hist = build_histogram(db, T, low, high)
         leaf = hist.point_leaf[targets]
@@ -208,8 +215,9 @@ class Perturbation(Sanitizer):
         aux: np.ndarray | None = None,
         low: float = -1.0,
         high: float = 1.0,
+        index: DistanceIndex | None = None,
     ) -> Attack:
-        released, _ = perturb_release(db, T, self.scale, seeds["perturb"], indices=targets)
+        released, _ = perturb_release(db, T, self.scale, seeds["perturb"], indices=targets, index=index)
         k = min(self.n_checked, len(targets))
         ratios = perturbation_noise_ratios(db, targets[:k], released[:k], T)
         ratios = ratios[np.isfinite(ratios)]
@@ -222,10 +230,11 @@ class Perturbation(Sanitizer):
 
     def utility(self, db: np.ndarray, T: int, seeds: Seeds, *, low: float = -1.0, high: float = 1.0) -> UtilityView:
         released, sd = perturb_release(db, T, self.scale, seeds["perturb"])
+        cols = column_range(released)
         return UtilityView(
             released,
             np.ones(db.shape[0]),
-            lambda lo, hi: box_fraction_points(released, lo, hi),
+            lambda lo, hi: box_fraction_points(released, lo, hi, col_range=cols),
             noise_mean_error(released, db, sd),
         )
 
@@ -266,6 +275,7 @@ class HistogramPlusPerturbation(Sanitizer):
         aux: np.ndarray | None = None,
         low: float = -1.0,
         high: float = 1.0,
+        index: DistanceIndex | None = None,
     ) -> Attack:
         rel = self._release(db, T, seeds, low, high)
         in_hist = np.isin(targets, rel.hist_index)
@@ -288,11 +298,16 @@ class HistogramPlusPerturbation(Sanitizer):
         rel = self._release(db, T, seeds, low, high)
         h, n = rel.histogram, db.shape[0]
         half, n_pert = h.leaf_count.sum(), rel.perturbed.shape[0]
+        cols = column_range(rel.perturbed)
         return UtilityView(
             np.vstack([h.leaf_centre, rel.perturbed]),
             np.concatenate([h.leaf_count.astype(float), np.ones(n_pert)]),
             lambda lo, hi: (
-                (box_fraction_histogram(h, lo, hi) * half + box_fraction_points(rel.perturbed, lo, hi) * n_pert) / n
+                (
+                    box_fraction_histogram(h, lo, hi) * half
+                    + box_fraction_points(rel.perturbed, lo, hi, col_range=cols) * n_pert
+                )
+                / n
             ),
             noise_mean_error(rel.perturbed, db[rel.perturbed_index], rel.noise_sd),
         )
@@ -325,6 +340,7 @@ class BadSanitizer(Sanitizer):
         aux: np.ndarray | None = None,
         low: float = -1.0,
         high: float = 1.0,
+        index: DistanceIndex | None = None,
     ) -> Attack:
         d = db.shape[1]
         if self.disguised > d:

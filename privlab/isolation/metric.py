@@ -10,16 +10,23 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from .._validation import PrivlabError, check_int
+from ._blas import single_blas_thread
 from ._checks import check_c_T, check_db, check_points, check_targets
-from .distances import KDTREE_MAX_D, blocks, count_within, sq_dists, use_tree
+from .distances import DistanceIndex, exact_sq
 
-__all__ = ["isolates", "isolation_mask", "isolation_rate", "isolates_anyone_mask", "isolation_masks", "t_radius"]
+FIRST_LOOK = 256  # columns of the cheap first look before the target's neighbourhood is consulted
 
-_PREFIX_PER_T = 16  # t_radius: the bounding prefix holds at least 16 T columns ...
-_PREFIX_FRACTION = 16  # ... and at least 1/16 of them
+__all__ = [
+    "isolates",
+    "isolation_mask",
+    "isolation_rate",
+    "isolates_anyone_mask",
+    "isolation_masks",
+    "t_radius",
+    "distance_index",
+]
 
 
 def isolates(q: Any, x_index: int, db: Any, c: float, T: int) -> bool:
@@ -56,7 +63,75 @@ def isolates(q: Any, x_index: int, db: Any, c: float, T: int) -> bool:
     return bool(inside.sum() < T)
 
 
-def isolation_mask(queries: Any, targets: Any, db: Any, c: float, T: int, *, method: str = "auto") -> np.ndarray:
+def distance_index(db: Any, *, method: str = "auto") -> DistanceIndex:
+    """``db`` prepared for the isolation test: pass it as ``index=`` to ask several questions
+    of the same database without preparing it again (see `privlab.isolation.distances`).
+
+    Parameters
+    ----------
+    db : array (n, d)
+    method : {"auto", "kdtree", "brute"}
+        "kdtree" lets a k-d tree finish ball counts and find nearest and T-th neighbours,
+        "brute" uses blocked matrix products alone, "auto" uses the tree where it is faster
+        (low dimension, see `privlab.isolation.distances`). All give the same answers.
+    """
+    return DistanceIndex(check_db(db), method)
+
+
+def _index(db: np.ndarray, method: str, index: DistanceIndex | None) -> DistanceIndex:
+    if index is None:
+        return DistanceIndex(db, method)
+    if not isinstance(index, DistanceIndex) or index.db.shape != db.shape or not np.array_equal(index.db, db):
+        raise PrivlabError("index must be distance_index(db) of this same db")
+    return index
+
+
+def _ball_decide(
+    idx: DistanceIndex,
+    Q: np.ndarray,
+    targets: np.ndarray | None,
+    delta_low: np.ndarray,
+    delta_high: np.ndarray,
+    c: float,
+    T: int,
+) -> np.ndarray:
+    """Status (+1 not isolated, -1 isolated, 0 recompute exactly) of the balls ``B(Q[i], c delta)``
+    around the targets at distance ``delta in [delta_low, delta_high]``.
+
+    In low dimension a cheap first chunk of the scan decides the large balls, the target's
+    own T-th neighbour (`DistanceIndex.target_status`) most of the rest, and the full ball
+    test what remains; above ``TREE_BALL_MAX_D`` the ball test alone (it stops early).
+    """
+    status = np.zeros(Q.shape[0], dtype=np.int8)
+    todo = np.arange(Q.shape[0])
+    if idx.tree_ball and targets is not None:
+        status = idx.ball_status(Q, c * delta_low, c * delta_high, T + 1, columns=FIRST_LOOK)
+        todo = np.flatnonzero(status == 0)
+        status[todo] = idx.target_status(Q[todo], targets[todo], delta_low[todo], c, T)
+        todo = todo[status[todo] == 0]
+    status[todo] = idx.ball_status(Q[todo], c * delta_low[todo], c * delta_high[todo], T + 1)
+    return status
+
+
+def _exact_targeted(q: np.ndarray, x: int, radius: float, db: np.ndarray, T: int) -> bool:
+    """`isolates` for one query: the exact formula over every row."""
+    inside = np.sqrt(exact_sq(q, db)) <= radius
+    inside[x] = False
+    return bool(np.count_nonzero(inside) < T)
+
+
+def _exact_anyone(q: np.ndarray, db: np.ndarray, c: float, T: int) -> bool:
+    """Does q isolate its nearest neighbour (hence anyone)? The exact formula over every row."""
+    s = exact_sq(q, db)
+    y = int(np.argmin(s))
+    inside = np.sqrt(s) <= c * np.sqrt(s[y])
+    inside[y] = False
+    return bool(np.count_nonzero(inside) < T)
+
+
+def isolation_mask(
+    queries: Any, targets: Any, db: Any, c: float, T: int, *, method: str = "auto", index: DistanceIndex | None = None
+) -> np.ndarray:
     """For each pair (queries[i], targets[i]): does queries[i] (c, T)-isolate db[targets[i]]?
 
     Parameters
@@ -67,41 +142,46 @@ def isolation_mask(queries: Any, targets: Any, db: Any, c: float, T: int, *, met
     db : array (n, d)
     c, T : see `isolates`.
     method : {"auto", "kdtree", "brute"}
-        "kdtree" finds the T+1 nearest neighbours of each query with cKDTree; "brute"
-        counts ball members from blocked exact distances; "auto" picks the k-d tree up
-        to ``KDTREE_MAX_D`` dimensions.
+        See `distance_index`; every method gives the mask `isolates` gives, ties included.
+    index : DistanceIndex or None
+        ``distance_index(db)``, to reuse a prepared database.
 
     Returns
     -------
     bool array (m,)
     """
-    mask, _ = isolation_masks(queries, targets, db, c, T, method=method, anyone=False)
+    mask, _ = isolation_masks(queries, targets, db, c, T, method=method, anyone=False, index=index)
     assert mask is not None
     return mask
 
 
-def isolation_rate(queries: Any, targets: Any, db: Any, c: float, T: int, *, method: str = "auto") -> float:
+def isolation_rate(
+    queries: Any, targets: Any, db: Any, c: float, T: int, *, method: str = "auto", index: DistanceIndex | None = None
+) -> float:
     """Fraction of the adversary outputs ``queries[i]`` that (c, T)-isolate ``db[targets[i]]``.
 
     See `isolation_mask` for the parameters; this is its mean.
     """
-    mask = isolation_mask(queries, targets, db, c, T, method=method)
+    mask = isolation_mask(queries, targets, db, c, T, method=method, index=index)
     if mask.size == 0:
         raise PrivlabError("queries must hold at least one adversary output")
     return float(mask.mean())
 
 
-def isolates_anyone_mask(queries: Any, db: Any, c: float, T: int, *, method: str = "auto") -> np.ndarray:
+def isolates_anyone_mask(
+    queries: Any, db: Any, c: float, T: int, *, method: str = "auto", index: DistanceIndex | None = None
+) -> np.ndarray:
     """Does each query isolate *some* point of db?
 
     q isolates some point iff it isolates its nearest neighbour y: if q isolates x then
     ``B(q, c ||q - y||)`` is inside ``B(q, c ||q - x||)`` and both balls hold x and y.
     """
-    _, mask = isolation_masks(queries, None, db, c, T, method=method, targeted=False)
+    _, mask = isolation_masks(queries, None, db, c, T, method=method, targeted=False, index=index)
     assert mask is not None
     return mask
 
 
+@single_blas_thread
 def isolation_masks(
     queries: Any,
     targets: Any,
@@ -112,22 +192,29 @@ def isolation_masks(
     method: str = "auto",
     targeted: bool = True,
     anyone: bool = True,
+    m_any: int | None = None,
+    index: DistanceIndex | None = None,
 ) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """`isolation_mask` and `isolates_anyone_mask` of the same queries from one pass over db.
+    """`isolation_mask` and `isolates_anyone_mask` of the same queries, sharing the work.
 
-    Both need the distances of every query to every db row (or its T+1 nearest
-    neighbours); computing them once halves the work of asking both questions.
+    A query that isolates its target isolates someone, so only the others need their
+    nearest neighbour. Both masks equal the exact formula of `isolates` (ties at the radius
+    included): blocked matrix products decide every entry outside their rounding band,
+    the band is recomputed exactly.
 
     Parameters
     ----------
-    queries, targets, db, c, T, method : see `isolation_mask` (``targets`` is ignored and
-        may be None when ``targeted`` is False).
+    queries, targets, db, c, T, method, index : see `isolation_mask` (``targets`` is ignored
+        and may be None when ``targeted`` is False).
     targeted, anyone : bool
         Which of the two masks to compute.
+    m_any : int or None
+        Ask the anyone question of the first ``m_any`` queries only (all by default): a
+        nearest neighbour needs every row of db, a ball test rarely does.
 
     Returns
     -------
-    (targeted_mask or None, anyone_mask or None)
+    (targeted_mask (m,) or None, anyone_mask (min(m, m_any),) or None)
         ``targeted_mask[i]``: queries[i] isolates db[targets[i]]; ``anyone_mask[i]``:
         queries[i] isolates some point of db (its nearest neighbour).
     """
@@ -136,89 +223,65 @@ def isolation_masks(
     c, T = check_c_T(c, T, n)
     queries = check_points("queries", queries, d)
     m = queries.shape[0]
+    m_a = m if m_any is None else min(m, check_int("m_any", m_any, low=0))
+    out_t = out_a = None
+    idx = _index(db, method, index) if m else None
     if targeted:
         targets = check_targets(targets, n)
         if targets.size != m:
             raise PrivlabError(f"queries and targets must have the same length, got {m} and {targets.size}")
-        radius = c * np.sqrt(np.sum((queries - db[targets]) ** 2, axis=1))
-    out_t = np.empty(m, dtype=bool) if targeted else None
-    out_a = np.empty(m, dtype=bool) if anyone else None
-    if m == 0:
-        return out_t, out_a
-    if use_tree(d, method):
-        if T >= n:  # at most n - 1 other points exist
-            return (np.ones(m, dtype=bool) if targeted else None), (np.ones(m, dtype=bool) if anyone else None)
-        k = T + 1
-        dist, idx = cKDTree(db).query(queries, k=k)
-        dist, idx = dist.reshape(m, k), idx.reshape(m, k)
+        delta = np.sqrt(exact_sq(queries, db[targets]))
+        radius = c * delta
+        out_t = np.zeros(m, dtype=bool)
+        if m:
+            assert idx is not None
+            status = _ball_decide(idx, queries, targets, delta, delta, c, T)
+            out_t[:] = status < 0
+            for i in np.flatnonzero(status == 0):
+                out_t[i] = _exact_targeted(queries[i], int(targets[i]), float(radius[i]), db, T)
+    if anyone:
+        out_a = np.zeros(m_a, dtype=bool)
         if out_t is not None:
-            is_x = idx == targets[:, None]
-            # drop x from the neighbour list when present, else the farthest of the k
-            drop = np.where(is_x.any(axis=1), is_x.argmax(axis=1), k - 1)
-            keep = np.ones((m, k), dtype=bool)
-            keep[np.arange(m), drop] = False
-            out_t[:] = dist[keep].reshape(m, T)[:, T - 1] > radius
-        if out_a is not None:  # target the nearest neighbour y: the T-th other point is the (T+1)-th neighbour
-            y = idx[:, 0]
-            out_a[:] = dist[:, T] > c * np.sqrt(np.sum((queries - db[y]) ** 2, axis=1))
-        return out_t, out_a
-    db_sq = np.einsum("ij,ij->i", db, db)
-    for sl in blocks(m, n):
-        d2 = sq_dists(queries[sl], db, db_sq)
-        if out_t is not None:
-            r2 = radius[sl] ** 2
-            self_in = d2[np.arange(d2.shape[0]), targets[sl]] <= r2  # x itself never counts
-            out_t[sl] = count_within(d2, r2) - self_in < T
-        if out_a is not None:  # nearest distance, then the ball count minus y itself
-            nearest = np.maximum(d2.min(axis=1), 0.0)
-            out_a[sl] = count_within(d2, c * c * nearest) - 1 < T
+            out_a[:] = out_t[:m_a]
+        rest = np.flatnonzero(~out_a)
+        if rest.size:
+            assert idx is not None
+            q = queries[rest]
+            low, high, nearest = idx.nearest(q)  # q isolates someone iff it isolates its nearest row
+            status = _ball_decide(idx, q, nearest, np.sqrt(low), np.sqrt(high), c, T)
+            out_a[rest] = status < 0
+            for j in np.flatnonzero(status == 0):
+                out_a[rest[j]] = _exact_anyone(q[j], db, c, T)
     return out_t, out_a
 
 
-def t_radius(db: Any, T: int, indices: Any = None) -> np.ndarray:
+@single_blas_thread
+def t_radius(db: Any, T: int, indices: Any = None, *, index: DistanceIndex | None = None) -> np.ndarray:
     """T-radius t_x of db rows: the radius of the smallest ball around x holding T points
     of db, x itself included (so T = 1 gives 0).
+
+    Distances are the isolation test's (`isolates`): the T-th smallest of
+    ``sqrt(np.sum((db - x) ** 2, axis=1))``, exactly.
 
     Parameters
     ----------
     db : array (n, d)
     T : int in [1, n]
     indices : int array or None
-        Rows whose T-radius is wanted (all rows by default).
+        Rows whose T-radius is wanted (all rows by default; repeats are computed once).
+    index : DistanceIndex or None
+        ``distance_index(db)``, to reuse a prepared database.
 
     Returns
     -------
     float array, one radius per requested row
     """
     db = check_db(db)
-    n, d = db.shape
+    n, _ = db.shape
     T = check_int("T", T, low=1, high=n)
     idx = np.arange(n) if indices is None else check_targets(indices, n, "indices")
     if idx.size == 0:
         return np.zeros(0)
-    pts = db[idx]
-    if d <= KDTREE_MAX_D:
-        dist, _ = cKDTree(db).query(pts, k=T)
-        return np.asarray(dist, dtype=float).reshape(idx.size, T)[:, T - 1]
-    out = np.empty(idx.size)
-    db_sq = np.einsum("ij,ij->i", db, db)
-    # a prefix of the columns gives an upper bound on each row's T-th smallest distance (the
-    # T-th smallest of a subset is never below that of the whole row); only the entries under
-    # the bound, about T n / n_pre of them, are then partitioned: exact, and far cheaper than
-    # partitioning whole rows
-    n_pre = min(n, max(_PREFIX_PER_T * T, n // _PREFIX_FRACTION))
-    for sl in blocks(idx.size, n):
-        d2 = sq_dists(pts[sl], db, db_sq)
-        rows = np.arange(d2.shape[0])
-        d2[rows, idx[sl]] = 0.0  # x is at distance 0 from itself exactly
-        if n_pre == n:
-            kth = np.partition(d2, T - 1, axis=1)[:, T - 1]
-        else:
-            bound = np.partition(d2[:, :n_pre], T - 1, axis=1)[:, T - 1]
-            under = d2 <= bound[:, None]
-            counts = np.count_nonzero(under, axis=1)
-            cand = d2[under]  # row-major: row r's candidates are contiguous
-            ends = np.cumsum(counts)
-            kth = np.array([np.partition(cand[e - k : e], T - 1)[T - 1] for e, k in zip(ends, counts)])
-        out[sl] = np.sqrt(np.maximum(kth, 0.0))
-    return out
+    rows, inverse = np.unique(idx, return_inverse=True)
+    kth = _index(db, "auto", index).kth_sq_cached(rows, T)
+    return np.sqrt(kth)[inverse.reshape(-1)]

@@ -35,9 +35,11 @@ __all__ = [
 
 
 def perturb_release(
-    db: Any, T: int, scale: float = 1.0, seed: Any = None, indices: Any = None
+    db: Any, T: int, scale: float = 1.0, seed: Any = None, indices: Any = None, *, index: Any = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """`perturb` and the per-coordinate noise s.d. of each released point.
+
+    ``index``: ``distance_index(db)`` to reuse for the T-radii (optional).
 
     Returns
     -------
@@ -46,7 +48,7 @@ def perturb_release(
     db = check_db(db)
     scale = check_real("scale", scale, low=0)
     idx = np.arange(db.shape[0]) if indices is None else check_targets(indices, db.shape[0], "indices")
-    t = t_radius(db, T, idx)
+    t = t_radius(db, T, idx, index=index)
     rng = rng_from(0 if seed is None else seed)
     d = db.shape[1]
     sd = scale * t / np.sqrt(d)

@@ -21,7 +21,7 @@ import numpy as np
 from .._validation import PrivlabError, check_array, check_int, check_real
 from ..datasets.simulated import uniform_cube
 from .mechanisms import BadSanitizer, Sanitizer, Seeds
-from .metric import isolation_mask, isolation_masks
+from .metric import distance_index, isolation_mask, isolation_masks
 from .rates import BEST, rate_columns
 
 __all__ = ["SEED_NAMES", "seed_names", "attack", "cube_attack", "holdout_attack", "bad_sanitizer_rows"]
@@ -47,6 +47,7 @@ def attack(
     aux: Any = None,
     low: float = -1.0,
     high: float = 1.0,
+    m_any: int | None = None,
 ) -> list[dict[str, Any]]:
     """Rows of isolation rates for every sanitizer and adversary on one real database.
 
@@ -68,6 +69,10 @@ def attack(
         Draws from the data distribution, for sanitizers with ``needs_aux``.
     low, high : float
         The box of the data.
+    m_any : int or None
+        Ask the natural adversaries whether they isolate *anyone* for their first ``m_any``
+        outputs only (a nearest neighbour scans all of db; the targeted test rarely does);
+        the rows then carry ``trials_any``. None: every output, no ``trials_any`` column.
 
     Returns
     -------
@@ -80,28 +85,49 @@ def attack(
     db = check_array("db", db, ndim=2)
     m = check_int("m", m, low=1)
     cs = [check_real("c", c, low=1) for c in cs]
+    if m_any is not None:
+        m_any = check_int("m_any", m_any, low=1)
     targets = np.random.default_rng(seeds["targets"]).integers(db.shape[0], size=m)
-    runs = [(label, san.attack(db, targets, T, seeds, aux=aux, low=low, high=high)) for label, san in sanitizers]
+    index = distance_index(db)  # prepared once for the sanitizers, every adversary and c
+    runs = [
+        (label, san.attack(db, targets, T, seeds, aux=aux, low=low, high=high, index=index))
+        for label, san in sanitizers
+    ]
     rows = []
     for c in cs:
         best: dict[str, np.ndarray] = {}
         for label, run in runs:
             for out in run.outputs:
-                # one pass over db answers both questions for the natural adversaries
-                mask, any_mask = isolation_masks(out.queries, targets, db, c, T, anyone=out.natural)
+                mask, any_mask = isolation_masks(
+                    out.queries, targets, db, c, T, anyone=out.natural, m_any=m_any, index=index
+                )
                 assert mask is not None
                 best[label] = mask if label not in best else best[label] | mask
-                row = {"c": float(c), "sanitizer": label, "adversary": out.name, **rate_columns(mask, any_mask)}
+                cols = rate_columns(mask, any_mask, trials_any=m_any is not None)
+                row = {"c": float(c), "sanitizer": label, "adversary": out.name, **cols}
                 rows.append({**row, **run.extra})
         for label, run in runs:
             if len(run.outputs) > 1:
-                row = {"c": float(c), "sanitizer": label, "adversary": BEST, **rate_columns(best[label])}
+                row = {
+                    "c": float(c),
+                    "sanitizer": label,
+                    "adversary": BEST,
+                    **rate_columns(best[label], trials_any=m_any is not None),
+                }
                 rows.append({**row, **run.extra})
     return rows
 
 
 def cube_attack(
-    n: int, d: int, T: int, cs: Sequence[float], m: int, seeds: Seeds, sanitizers: Sequence[tuple[str, Sanitizer]]
+    n: int,
+    d: int,
+    T: int,
+    cs: Sequence[float],
+    m: int,
+    seeds: Seeds,
+    sanitizers: Sequence[tuple[str, Sanitizer]],
+    *,
+    m_any: int | None = None,
 ) -> list[dict[str, Any]]:
     """`attack` on ``n`` fresh points of the uniform cube [-1, 1]^d (stream ``db``), the aux-only
     baseline drawing ``m`` more (stream ``aux``). Sanitizers that cannot release at this T
@@ -109,7 +135,7 @@ def cube_attack(
     usable = [(label, s) for label, s in sanitizers if T >= s.min_T]
     db = uniform_cube(n, d, seeds["db"])
     aux = uniform_cube(m, d, seeds["aux"]) if any(s.needs_aux for _, s in usable) else None
-    return attack(db, T, cs, m, seeds, usable, aux=aux)
+    return attack(db, T, cs, m, seeds, usable, aux=aux, m_any=m_any)
 
 
 def holdout_attack(

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._validation import check_array, check_int, rng_from
 from ..datasets.simulated import gaussian_mixture
+from ._blas import single_blas_thread
 from ._checks import check_points
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ __all__ = [
     "kmeans_cost",
     "box_fraction_histogram",
     "box_fraction_points",
+    "column_range",
     "noise_mean_error",
     "random_boxes",
     "utility_rows",
@@ -33,11 +35,48 @@ __all__ = [
 ]
 
 
-def _nearest_sq(X: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    d2 = ((X[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
-    return d2.min(axis=1), d2.argmin(axis=1)
+def _nearest_sq(
+    X: np.ndarray, centres: np.ndarray, xsq: np.ndarray | None = None, *, distances: bool = True
+) -> tuple[np.ndarray | None, np.ndarray]:
+    """Squared distance of each row of X to its nearest centre, and that centre's index.
+
+    Exactly ``d2 = ((X[:, None, :] - centres[None]) ** 2).sum(axis=2)`` then ``d2.min(axis=1)``,
+    ``d2.argmin(axis=1)`` (first index among ties), bit for bit, without forming the n x k x d
+    array: a BLAS product ``|x|^2 - 2 x.c + |c|^2`` ranks the centres, a rigorous bound on its
+    rounding error finds the rows whose best two centres it cannot separate (ranked with the
+    formula), and the formula gives each row's distance to its chosen centre (skipped with
+    ``distances=False``). ``X`` must be C-ordered float; ``xsq`` its rows' squared norms.
+    """
+    n, d = X.shape
+    k = centres.shape[0]
+    centres = np.ascontiguousarray(centres, dtype=float)
+    xsq = np.einsum("ij,ij->i", X, X) if xsq is None else xsq
+    csq = np.einsum("ij,ij->i", centres, centres)
+    approx = (-2.0 * centres) @ X.T  # (k, n): one contiguous row per centre
+    approx += csq[:, None]
+    if k <= 64:  # row by row: fast for few centres (argmin along a short axis is not)
+        best, label = approx[0].copy(), np.zeros(n, dtype=np.int64)
+        for j in range(1, k):
+            better = approx[j] < best
+            label[better] = j
+            np.minimum(best, approx[j], out=best)
+    else:
+        label = approx.argmin(axis=0)
+        best = approx[label, np.arange(n)]
+    if k > 1:
+        # |approx + xsq - exact| <= err per row; another centre within twice that of the best
+        # cannot be ranked by the product: those rows are ranked by the formula
+        thr = best + 2 * (4 * d + 32) * 2.0**-53 * (np.sqrt(xsq) + np.sqrt(csq.max())) ** 2
+        close = np.add.reduce((approx <= thr).view(np.uint8), axis=0, dtype=np.int64)
+        for i in np.flatnonzero(close > 1):
+            label[i] = ((X[i] - centres) ** 2).sum(axis=1).argmin()
+    if not distances:
+        return None, label
+    diff = X - centres[label]
+    return (diff * diff).sum(axis=1), label
 
 
+@single_blas_thread
 def kmeans(
     X: Any, k: int, seed: Any = None, *, weights: Any = None, n_init: int = 5, max_iter: int = 100
 ) -> np.ndarray:
@@ -55,24 +94,37 @@ def kmeans(
     -------
     array (k, d): the centres.
     """
-    X = check_array("X", X, ndim=2)
+    X = np.ascontiguousarray(check_array("X", X, ndim=2))
     k = check_int("k", k, low=1, high=X.shape[0])
     w = np.ones(X.shape[0]) if weights is None else check_array("weights", weights)
     rng = rng_from(0 if seed is None else seed)
+    xsq = np.einsum("ij,ij->i", X, X)
+    label_type = np.int16 if k < 2**15 else np.int64  # small labels sort by radix
+    unit = bool(np.all(w == 1.0))
     best, best_cost = X[:k], np.inf
     for _ in range(check_int("n_init", n_init, low=1)):
         centres = X[[rng.choice(X.shape[0], p=w / w.sum())]]
         for _ in range(1, k):
-            d2 = _nearest_sq(X, centres)[0] * w
+            dist, _ = _nearest_sq(X, centres, xsq)
+            assert dist is not None
+            d2 = dist * w
             p = d2 / d2.sum() if d2.sum() > 0 else w / w.sum()
             centres = np.vstack([centres, X[rng.choice(X.shape[0], p=p)]])
         for _ in range(max_iter):
-            _, lab = _nearest_sq(X, centres)
+            _, lab = _nearest_sq(X, centres, xsq, distances=False)
+            # each cluster's rows in their original order, as X[lab == j] holds them: the same
+            # sums, bit for bit, as np.average(X[lab == j], weights=w[lab == j])
+            order = np.argsort(lab.astype(label_type), kind="stable")
+            Xs, ws = X.take(order, axis=0), w.take(order)
+            ends = np.cumsum(np.bincount(lab, minlength=k))
             new = centres.copy()
             for j in range(k):
-                sel = lab == j
-                if w[sel].sum() > 0:
-                    new[j] = np.average(X[sel], axis=0, weights=w[sel])
+                a, b = (ends[j - 1] if j else 0), ends[j]
+                if unit:  # weights of exactly 1: np.average's products are the rows themselves
+                    if b > a:
+                        new[j] = Xs[a:b].sum(axis=0) / (b - a)
+                elif ws[a:b].sum() > 0:
+                    new[j] = np.average(Xs[a:b], axis=0, weights=ws[a:b])
             if np.allclose(new, centres, rtol=0, atol=1e-12):
                 break
             centres = new
@@ -82,12 +134,15 @@ def kmeans(
     return best
 
 
+@single_blas_thread
 def kmeans_cost(X: Any, centres: Any, weights: Any = None) -> float:
     """Sum of (weighted) squared distances of X's rows to their nearest centre."""
-    X = check_array("X", X, ndim=2)
+    X = np.ascontiguousarray(check_array("X", X, ndim=2))
     centres = check_points("centres", centres, X.shape[1])
     w = np.ones(X.shape[0]) if weights is None else check_array("weights", weights)
-    return float((_nearest_sq(X, centres)[0] * w).sum())
+    dist, _ = _nearest_sq(X, centres)
+    assert dist is not None
+    return float((dist * w).sum())
 
 
 def box_fraction_histogram(hist: Histogram, box_low: Any, box_high: Any) -> float:
@@ -98,9 +153,28 @@ def box_fraction_histogram(hist: Histogram, box_low: Any, box_high: Any) -> floa
     return float((hist.leaf_count * overlap.prod(axis=1)).sum() / hist.leaf_count.sum())
 
 
-def box_fraction_points(X: Any, box_low: Any, box_high: Any) -> float:
-    """Fraction of the rows of X inside the axis-aligned box [box_low, box_high)."""
-    return float(np.all((X >= box_low) & (X < box_high), axis=1).mean())
+def box_fraction_points(X: Any, box_low: Any, box_high: Any, *, col_range: Any = None) -> float:
+    """Fraction of the rows of X inside the axis-aligned box [box_low, box_high).
+
+    Only the columns where the box cuts the data are compared (a column whose range lies
+    inside the box's side holds no row outside it); ``col_range``: X's per-column
+    ``(min, max)``, to reuse across many boxes.
+    """
+    X = np.asarray(X, dtype=float)
+    lo = np.broadcast_to(np.asarray(box_low, dtype=float), X.shape[1:])
+    hi = np.broadcast_to(np.asarray(box_high, dtype=float), X.shape[1:])
+    if X.shape[0] == 0:
+        return float(np.all((X >= lo) & (X < hi), axis=1).mean())
+    cmin, cmax = col_range if col_range is not None else column_range(X)
+    cols = np.flatnonzero((lo > cmin) | (hi <= cmax))
+    Xc = X[:, cols]
+    return float(np.all((Xc >= lo[cols]) & (Xc < hi[cols]), axis=1).mean())
+
+
+def column_range(X: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Per-column minimum and maximum of X (see `box_fraction_points`)."""
+    X = np.asarray(X, dtype=float)
+    return X.min(axis=0), X.max(axis=0)
 
 
 def noise_mean_error(released: Any, source: Any, sd: Any) -> tuple[float, float]:
@@ -188,7 +262,8 @@ def utility_rows(
     opt = kmeans(db, k, seeds["targets"], n_init=n_init)
     opt_cost = kmeans_cost(db, opt)
     boxes = random_boxes(d, n_boxes, box_dims, seeds["aux"])
-    truth = np.array([box_fraction_points(db, lo, hi) for lo, hi in boxes])
+    db_range = column_range(db)
+    truth = np.array([box_fraction_points(db, lo, hi, col_range=db_range) for lo, hi in boxes])
     rows = []
     for label, view in views:
         mean = np.average(view.points, axis=0, weights=view.weights)

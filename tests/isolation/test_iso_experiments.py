@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
+from privlab import isolation as iso
 from privlab import registry, runner
 from privlab._validation import PrivlabError
 from privlab.claims import counts
@@ -25,7 +27,7 @@ def _claims(name: str, table: pd.DataFrame | None = None, overrides=()):
 @pytest.mark.parametrize(
     "name, expected",
     [
-        ("isolation_vs_d", {"agree": 12, "disagree": 0, "info": 0}),
+        ("isolation_vs_d", {"agree": 15, "disagree": 0, "info": 0}),
         ("isolation_vs_c_T", {"agree": 3, "disagree": 0, "info": 1}),
         ("bad_sanitizer", {"agree": 3, "disagree": 0, "info": 0}),
         ("utility", {"agree": 8, "disagree": 1, "info": 0}),
@@ -65,6 +67,30 @@ def test_injected_faults_turn_claims_to_disagree():
     assert found["a larger c makes isolation harder (balls grow with c)"].verdict == "disagree"
 
 
+def test_decay_claims_read_the_binomial_fit_with_zeros():
+    df = pd.read_csv(REFERENCE / "isolation_vs_d" / "result.csv")
+    found = _claims("isolation_vs_d", df)
+    decay = found["histogram over all points: isolation probability vs d (slide 24)"]
+    nat = df[(df.sanitizer == "histogram") & (df.adversary == "cell_uniform")]
+    fit = iso.fit_decay(nat.d, nat.successes, nat.trials)
+    assert fit.describe() in decay.reproduced and f"{fit.zero_dims} of them with 0 successes" in decay.reproduced
+    assert decay.verdict == "agree" and fit.b_low > 0
+    # a constant rate at every d (no decay): the interval for b covers 0 and the claim disagrees
+    flat = df.copy()
+    rows = (flat.sanitizer == "histogram") & (flat.adversary == "cell_uniform")
+    flat.loc[rows, ["successes", "rate"]] = [5, 5 / 2000]
+    flat.loc[rows, "rate_se"] = np.sqrt(5 / 2000 * (1 - 5 / 2000) / 2000)
+    verdict = _claims("isolation_vs_d", flat)["histogram over all points: isolation probability vs d (slide 24)"]
+    assert verdict.verdict == "disagree" and "no exponential decay" in verdict.note
+    # the corollary's 2^-d: a decay of half a bit per dimension is too slow
+    slow = df.copy()
+    slow.loc[rows, "successes"] = np.round(2000 * 0.5 * 2.0 ** (-0.5 * slow.loc[rows, "d"])).astype(int)
+    rate = _claims("isolation_vs_d", slow)[
+        "histogram over all points: fitted decay at least 2^-d (corollary, c large enough) (slides 14, 18)"
+    ]
+    assert rate.verdict == "disagree"
+
+
 def test_talk_table_rows_come_from_config():
     found = _claims("isolation_vs_d", overrides=["printed.talk_table.histogram.value='2^-d'"])
     assert found["histogram over all points: isolation probability vs d (slide 24)"].printed == "2^-d"
@@ -100,6 +126,7 @@ def test_swapping_mechanisms_keeps_each_sanitizers_rows():
 def test_utility_takes_its_sanitizers_from_config():
     table, ctx = _smoke("utility", ["mechanism=[hist_perturb_len_side,histogram]"])
     assert list(table.sanitizer) == ["hist_perturb_len_side", "histogram"] * 2
+    assert list(table.d) == [2, 2, 3, 3]  # config order, though the largest d runs first
     assert any("Gaussian mixture, synthetic" in label for label in ctx.data_used)
 
 
@@ -108,6 +135,8 @@ def test_utility_takes_its_sanitizers_from_config():
     [
         ("isolation_vs_d", ["m=0"], r"m must be an integer in \[1, 1,000,000\]"),
         ("isolation_vs_d", ["m=2000000"], r"m must be at most 1,000,000 \(adversary outputs held in memory\)"),
+        ("isolation_vs_d", ["m_any=0"], r"m_any must be an integer in \[1, 1,000,000\]"),
+        ("utility", ["box_dims=5000"], r"box_dims must be at most 1,000"),
         ("isolation_vs_d", ["mechanism.hist_perturb.noise_length=radius"], "noise_length must be one of"),
         ("isolation_vs_c_T", ["cs=[0.5]"], r"cs\[0\] must be in \[1, inf\)"),
         ("real_data", ["scalings=[log]"], r"scalings\[0\] must be one of minmax, rank"),

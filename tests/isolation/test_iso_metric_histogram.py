@@ -51,29 +51,119 @@ def test_isolation_rate_hand_made(method):
 
 
 # --- isolation_rate equals brute force ---------------------------------------------------
-@settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**31), n=st.integers(3, 40), d=st.integers(1, 12), c=st.floats(1, 6), T=st.integers(1, 8))
-def test_isolation_rate_matches_brute_force(seed, n, d, c, T):
+def _oracle_masks(q, targets, db, c, T):
+    """`isolates` for each (query, target) pair, and for each query and every row (anyone)."""
+    n = db.shape[0]
+    targeted = np.array([iso.isolates(q[i], targets[i], db, c, T) for i in range(len(q))])
+    anyone = np.array([any(iso.isolates(q[i], j, db, c, T) for j in range(n)) for i in range(len(q))])
+    return targeted, anyone
+
+
+def _fast_oracle(q, targets, db, c, T):
+    """The same as `_oracle_masks`, with the formula of `isolates` vectorised over the rows
+    (the nearest row decides *anyone*): for the larger databases below."""
+    t = np.empty(len(q), dtype=bool)
+    a = np.empty(len(q), dtype=bool)
+    for i in range(len(q)):
+        dist = np.sqrt(np.sum((db - q[i]) ** 2, axis=1))
+        delta = np.sqrt(np.sum((q[i] - db[targets[i]]) ** 2))
+        inside = dist <= c * delta
+        inside[targets[i]] = False
+        t[i] = inside.sum() < T
+        y = np.argmin(dist)
+        inside = dist <= c * dist[y]
+        inside[y] = False
+        a[i] = inside.sum() < T
+    return t, a
+
+
+def _queries(rng, db, m, grid):
+    """Half the queries near their target (both outcomes occur), half anywhere; on a grid every
+    coordinate is an integer, so that points sit exactly on the radius (ties)."""
+    n, d = db.shape
+    targets = rng.integers(n, size=m)
+    if grid:
+        return rng.integers(-3, 4, (m, d)).astype(float), targets
+    near = db[targets] + 0.05 * rng.standard_normal((m, d))
+    return np.where(rng.uniform(size=(m, 1)) < 0.5, near, rng.uniform(-1, 1, (m, d))), targets
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**31),
+    n=st.integers(3, 40),
+    d=st.integers(1, 12),
+    c=st.one_of(st.floats(1, 6), st.sampled_from([1.0, 2.0, 3.0])),
+    T=st.integers(1, 8),
+    grid=st.booleans(),
+)
+def test_isolation_rate_matches_brute_force(seed, n, d, c, T, grid):
     rng = np.random.default_rng(seed)
     T = min(T, n)
-    db = rng.uniform(-1, 1, (n, d))
-    m = 40
-    targets = rng.integers(n, size=m)
-    # half the queries near their target so that both outcomes occur
-    q = np.where(
-        rng.uniform(size=(m, 1)) < 0.5, db[targets] + 0.05 * rng.standard_normal((m, d)), rng.uniform(-1, 1, (m, d))
-    )
-    expect = np.array([iso.isolates(q[i], targets[i], db, c, T) for i in range(m)])
+    db = rng.integers(-3, 4, (n, d)).astype(float) if grid else rng.uniform(-1, 1, (n, d))
+    q, targets = _queries(rng, db, 40, grid)
+    expect, anyone = _oracle_masks(q, targets, db, c, T)
     for method in ("kdtree", "brute", "auto"):
         assert np.array_equal(iso.isolation_mask(q, targets, db, c, T, method=method), expect)
+        assert np.array_equal(iso.isolates_anyone_mask(q, db, c, T, method=method), anyone)
+        # both masks from one shared pass agree with the oracles; m_any asks the first ones only
+        both_t, both_a = iso.isolation_masks(q, targets, db, c, T, method=method, m_any=10)
+        assert np.array_equal(both_t, expect) and np.array_equal(both_a, anyone[:10])
     assert iso.isolation_rate(q, targets, db, c, T) == pytest.approx(expect.mean())
-    # isolating anyone = isolating some point, brute force over all rows
-    anyone = np.array([any(iso.isolates(q[i], j, db, c, T) for j in range(n)) for i in range(10)])
-    for method in ("kdtree", "brute"):
-        assert np.array_equal(iso.isolates_anyone_mask(q[:10], db, c, T, method=method), anyone)
-        # both masks from one shared pass agree with the oracles
-        both_t, both_a = iso.isolation_masks(q[:10], targets[:10], db, c, T, method=method)
-        assert np.array_equal(both_t, expect[:10]) and np.array_equal(both_a, anyone)
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    seed=st.integers(0, 2**31),
+    n=st.integers(2100, 6000),
+    d=st.sampled_from([1, 2, 3, 4, 6, 9, 14, 20]),
+    T=st.integers(1, 60),
+    kind=st.sampled_from(["grid", "uniform", "sorted", "far"]),
+)
+def test_blocked_isolation_test_equals_the_formula_at_scale(seed, n, d, T, kind):
+    # n > 2048: the blocked products with early exit, the k-d tree tails and the targets'
+    # certificates all run; a grid puts many rows exactly on a radius (ties), sorted rows make
+    # the first chunks unrepresentative, and data far from the origin (offset 1e4) stress the
+    # error bound of the products
+    rng = np.random.default_rng(seed)
+    if kind == "grid":
+        db = rng.integers(-3, 4, (n, d)).astype(float)
+    else:
+        db = rng.uniform(-1, 1, (n, d))
+    if kind == "sorted":
+        db = db[np.argsort(db[:, 0])]
+    q, targets = _queries(rng, db, 120, kind == "grid")
+    if kind == "far":
+        db, q = db * 10 + 1e4, q * 10 + 1e4
+    c = 2.0 if kind == "grid" else float(rng.uniform(1, 5))
+    expect, anyone = _fast_oracle(q, targets, db, c, T)
+    for method in ("kdtree", "brute", "auto"):
+        t, a = iso.isolation_masks(q, targets, db, c, T, method=method)
+        assert np.array_equal(t, expect) and np.array_equal(a, anyone)
+
+
+def test_isolation_test_with_float64_products_for_huge_coordinates():
+    # coordinates near 1e16 would overflow float32 squared norms: the index switches to float64
+    rng = np.random.default_rng(3)
+    db = rng.integers(-3, 4, (2500, 3)).astype(float) * 1e16
+    q, targets = rng.integers(-3, 4, (60, 3)).astype(float) * 1e16, rng.integers(2500, size=60)
+    assert iso.distance_index(db).dtype is np.float64
+    expect, anyone = _fast_oracle(q, targets, db, 2.0, 5)
+    t, a = iso.isolation_masks(q, targets, db, 2.0, 5, method="brute")
+    assert np.array_equal(t, expect) and np.array_equal(a, anyone)
+
+
+def test_isolation_masks_reuses_an_index_of_the_same_db_only():
+    db = iso.uniform_cube(300, 3, 1)
+    q, targets = iso.uniform_cube(20, 3, 2), np.arange(20)
+    index = iso.distance_index(db)
+    assert np.array_equal(
+        iso.isolation_mask(q, targets, db, 4, 5, index=index), iso.isolation_mask(q, targets, db, 4, 5)
+    )
+    with pytest.raises(PrivlabError, match="index must be distance_index"):
+        iso.isolation_mask(q, targets, db + 1, 4, 5, index=index)
+    # T >= n: nobody has T other points around
+    assert iso.isolation_mask(q, targets, db, 4, 300).all()
 
 
 @settings(max_examples=20, deadline=None)
@@ -82,8 +172,9 @@ def test_t_radius_brute_force(seed, n, d, T):
     rng = np.random.default_rng(seed)
     T = min(T, n)
     db = rng.uniform(-1, 1, (n, d))
-    expect = [np.sort(np.linalg.norm(db - db[i], axis=1))[T - 1] for i in range(n)]
-    np.testing.assert_allclose(iso.t_radius(db, T), expect, rtol=1e-9, atol=1e-12)
+    # the isolation test's own distances, exactly
+    expect = [np.sort(np.sqrt(np.sum((db - db[i]) ** 2, axis=1)))[T - 1] for i in range(n)]
+    assert np.array_equal(iso.t_radius(db, T), expect)
     if T == 1:
         assert np.all(iso.t_radius(db, T) == 0)
 
@@ -91,23 +182,27 @@ def test_t_radius_brute_force(seed, n, d, T):
 @settings(max_examples=10, deadline=None)
 @given(
     seed=st.integers(0, 2**31),
-    n=st.integers(60, 400),
-    d=st.integers(9, 12),
-    T=st.integers(1, 3),
+    n=st.integers(2100, 5000),
+    d=st.sampled_from([2, 4, 5, 7, 9, 12, 20]),
+    T=st.integers(1, 40),
     order=st.sampled_from(["random", "sorted", "reversed"]),
-    dups=st.integers(0, 5),
+    dups=st.integers(0, 60),
+    grid=st.booleans(),
 )
-def test_t_radius_prefix_bound_brute_force(seed, n, d, T, order, dups):
-    # n > 16 T in high d: the exact path with a bounding prefix of the columns; sorted rows
-    # make the prefix a poor sample (a loose bound), duplicates create ties at the T-th value
+def test_t_radius_blocked_brute_force(seed, n, d, T, order, dups, grid):
+    # n > 2048: the k-d tree (low d) and the blocked pass with its bounding prefix (high d);
+    # sorted rows make the prefix a poor sample (a loose bound), duplicates and a grid create
+    # ties at the T-th value
     rng = np.random.default_rng(seed)
-    db = rng.uniform(-1, 1, (n, d))
+    db = rng.integers(-2, 3, (n, d)).astype(float) if grid else rng.uniform(-1, 1, (n, d))
     db[:dups] = db[n - 1]
     if order != "random":
-        db = db[np.argsort(db[:, 0])[:: 1 if order == "sorted" else -1]]
-    idx = rng.integers(n, size=30)
-    expect = [np.sort(np.linalg.norm(db - db[i], axis=1))[T - 1] for i in idx]
-    np.testing.assert_allclose(iso.t_radius(db, T, idx), expect, rtol=1e-9, atol=1e-7)
+        db = db[np.argsort(db[:, 0], kind="stable")[:: 1 if order == "sorted" else -1]]
+    idx = np.concatenate([rng.integers(n, size=30), [n - 1, 0, 0]])
+    expect = [np.sort(np.sqrt(np.sum((db - db[i]) ** 2, axis=1)))[T - 1] for i in idx]
+    for method in ("kdtree", "brute"):
+        got = iso.t_radius(db, T, idx, index=iso.distance_index(db, method=method))
+        assert np.array_equal(got, expect)
 
 
 # --- recursive histogram -----------------------------------------------------------------
@@ -276,3 +371,25 @@ def test_bad_input_one_clear_error(call, word):
     with pytest.raises(PrivlabError) as err:
         call(db)
     assert word in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("d", [2, 4, 8, 20])
+def test_paper_scale_isolation_test_equals_the_formula(d):
+    # n = 100,000 (the paper profile): the natural adversaries' outputs of every sanitizer,
+    # 400 of each, and their T-radii, against the formula of `isolates` over all rows
+    n, T, c, m = 100_000, 100, 4.0, 400
+    db = iso.uniform_cube(n, d, 11)
+    targets = np.random.default_rng(12).integers(n, size=m)
+    seeds = {name: np.random.SeedSequence(13, spawn_key=(i,)) for i, name in enumerate(iso.SEED_NAMES)}
+    index = iso.distance_index(db)
+    outputs = [iso.uniform_cube(m, d, 14)]
+    for san in (iso.RecursiveHistogram(), iso.Perturbation(), iso.HistogramPlusPerturbation()):
+        outputs += [out.queries for out in san.attack(db, targets, T, seeds, index=index).outputs]
+    for q in outputs:
+        expect, anyone = _fast_oracle(q, targets, db, c, T)
+        t, a = iso.isolation_masks(q, targets, db, c, T, index=index)
+        assert np.array_equal(t, expect) and np.array_equal(a, anyone)
+    rows = targets[:60]
+    expect = [np.partition(np.sqrt(np.sum((db - db[i]) ** 2, axis=1)), T - 1)[T - 1] for i in rows]
+    assert np.array_equal(iso.t_radius(db, T, rows), expect)

@@ -41,12 +41,110 @@ def test_wilson_upper_matches_the_core_interval(k, extra):
     assert iso.wilson_upper(0, m) == pytest.approx(1.96**2 / (m + 1.96**2))
 
 
-def test_fit_exponent_recovers_an_exact_decay():
-    d = np.arange(2, 12)
-    b, used = iso.fit_exponent(d, 2.0 ** (1 - 0.7 * d), np.ones(d.size))
-    assert (b, used) == (pytest.approx(0.7), 10)
-    b, used = iso.fit_exponent([2, 4], [0.5, 0.0], [5, 0])
-    assert np.isnan(b) and used == 1
+def _binomial(a, b, d, m, seed):
+    rng = np.random.default_rng(seed)
+    return rng.binomial(m, np.minimum(a * 2.0 ** (-b * np.asarray(d, dtype=float)), 1.0))
+
+
+def test_rate_columns_with_fewer_anyone_trials():
+    row = iso.rate_columns([True, False, False, True], [True, False], trials_any=True)
+    assert (row["trials_any"], row["successes_any"], row["rate_any"]) == (2, 1, 0.5)
+    assert row["rate_any_se"] == pytest.approx(np.sqrt(0.25 / 2))
+    assert np.isnan(iso.rate_columns([False], trials_any=True)["trials_any"])
+    assert "trials_any" not in iso.rate_columns([False], [False])
+
+
+@pytest.mark.parametrize(
+    "a, b, m", [(0.8, 0.7, 300_000), (0.5, 1.0, 20_000), (2.0, 0.5, 100_000), (1e-4, -0.2, 50_000)]
+)
+def test_fit_decay_recovers_a_known_decay(a, b, m):
+    d = np.arange(2, 21, 2)
+    hits = [iso.fit_decay(d, _binomial(a, b, d, m, seed), np.full(d.size, m)) for seed in range(20)]
+    # the 95% profile interval covers the truth in (about) 95% of the data sets
+    covered = sum(f.b_low <= b <= f.b_high for f in hits)
+    assert covered >= 16
+    fit = hits[0]
+    assert fit.b == pytest.approx(b, abs=4 * (fit.b_high - fit.b_low) / 3.92) and fit.b_low < fit.b < fit.b_high
+    assert fit.dims == 10 and fit.level == 0.95 and fit.successes > 0
+
+
+def test_fit_decay_of_a_constant_rate_covers_zero():
+    d = np.arange(2, 21, 2)
+    fit = iso.fit_decay(d, _binomial(1e-3, 0.0, d, 300_000, 1), np.full(d.size, 300_000))
+    assert fit.b_low < 0 < fit.b_high and abs(fit.b) < 0.02
+    assert fit.a == pytest.approx(1e-3, rel=0.1)
+
+
+def test_fit_decay_counts_the_zeros():
+    # successes at d = 2 only: a line through log2(rate) has one point and no slope, but 0 in
+    # 1000 trials at d = 4..8 says the rate fell: b is bounded below (and unbounded above)
+    fit = iso.fit_decay([2, 4, 6, 8], [50, 0, 0, 0], [1000] * 4)
+    assert fit.b_low > 1 and fit.b == np.inf and fit.b_high == np.inf and fit.zero_dims == 3
+    # zeros above some d raise the fit: without them the same data allow a slower decay
+    d = np.arange(2, 21, 2)
+    k = _binomial(0.5, 1.0, d, 2000, 3)
+    assert (k[-4:] == 0).all()
+    with_zeros = iso.fit_decay(d, k, np.full(d.size, 2000))
+    nonzero = k > 0
+    without = iso.fit_decay(d[nonzero], k[nonzero], np.full(nonzero.sum(), 2000))
+    assert with_zeros.b_low >= without.b_low and with_zeros.b >= without.b
+    assert with_zeros.b_low <= 1.0 <= with_zeros.b_high
+    # no success anywhere: every b fits
+    none = iso.fit_decay(d, np.zeros(d.size), np.full(d.size, 10))
+    assert np.isnan(none.b) and np.isnan(none.b_low) and none.zero_dims == d.size
+
+
+def test_fit_decay_widens_its_interval_when_the_rates_bend():
+    d = np.arange(2, 21, 2)
+    m = np.full(d.size, 300_000)
+    # following the model: deviance about its degrees of freedom, the widened interval barely wider
+    fit = iso.fit_decay(d, _binomial(0.8, 0.7, d, 300_000, 5), m)
+    assert 1 <= fit.dispersion < 4
+    assert fit.b_low_quasi <= fit.b_low and fit.b_high <= fit.b_high_quasi
+    # a bump at d = 8..10 (as the histogram's rates at n = 100,000): one exponential does not fit
+    k = _binomial(0.8, 1.4, d, 300_000, 6)
+    k[3:5] = [350, 190]
+    bent = iso.fit_decay(d, k, m)
+    assert bent.dispersion > 50 and bent.deviance > 400
+    assert bent.b_low_quasi < bent.b_low - 0.1 and bent.b_high_quasi > bent.b_high + 0.1
+    assert (
+        "widened by the dispersion" in bent.describe()
+        and "widened" not in iso.fit_decay([1, 2, 3], [8, 4, 2], [16] * 3).describe()
+    )
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31), b=st.floats(-0.3, 1.5), m=st.integers(200, 5000))
+def test_fit_decay_maximises_the_likelihood(seed, b, m):
+    # brute force: no point of a grid around the fit has a higher likelihood, and the
+    # interval's ends lose chi2_1(0.95) / 2 of it at their best a
+    d = np.arange(1, 9)
+    k = _binomial(0.3, b, d, m, seed)
+    fit = iso.fit_decay(d, k, np.full(d.size, m))
+    if not np.isfinite(fit.b):
+        return
+    best = max(
+        iso.decay_loglik(aa, bb, d, k, np.full(d.size, m))
+        for bb in np.linspace(fit.b - 0.2, fit.b + 0.2, 41)
+        for aa in fit.a * np.exp(np.linspace(-1, 1, 41))
+    )
+    assert best <= fit.log_lik + 1e-6
+    assert fit.log_lik == pytest.approx(iso.decay_loglik(fit.a, fit.b, d, k, np.full(d.size, m)))
+    for end in (fit.b_low, fit.b_high):
+        if np.isfinite(end):
+            at_end = max(
+                iso.decay_loglik(aa, end, d, k, np.full(d.size, m)) for aa in fit.a * np.exp(np.linspace(-3, 3, 2001))
+            )
+            assert at_end <= fit.log_lik - 3.841458820694124 / 2 + 1e-3
+
+
+def test_fit_decay_bad_input():
+    with pytest.raises(PrivlabError, match="same length"):
+        iso.fit_decay([1, 2], [0], [1, 1])
+    with pytest.raises(PrivlabError, match="0 <= successes <= trials"):
+        iso.fit_decay([1, 2], [2, 0], [1, 1])
+    with pytest.raises(PrivlabError, match="level"):
+        iso.fit_decay([1, 2], [1, 0], [1, 1], level=1.0)
 
 
 def test_natural_rows_and_best_last():
