@@ -44,6 +44,7 @@ class DatasetBlock(Spec):
 
 
 POS = Real(0, low_open=True)
+SALARY = Int(0, 10**6, limit="salary in thousands")
 CODING = {  # how CAE codes one data set (`privlab.cae.prepare`)
     "dataset": DatasetBlock(),
     "role": Str(),  # the paper's data set these records stand for; claims are named by it
@@ -403,7 +404,7 @@ def _(df, cfg):
     keys=("key",),
     params={
         "example": {"x": List(Real()), "p": List(Real(0, 1))},
-        "salary_domain": {"low": Int(), "high": Int(), "step": Int(1)},
+        "salary_domain": {"low": SALARY, "high": SALARY, "step": Int(1, 10**6, limit="salary in thousands")},
         "sampling_instance": MapOf(Real(0)),
         "grids": {
             "instances": Int(1, 10_000, limit="brute-forced distributions per check"),
