@@ -16,7 +16,7 @@ from ._sizes import MAX_CELLS, MAX_DRAWS, check_cells, check_size
 from .adversary import max_posterior, posteriors, query_answers
 from .calibration import check_rhos
 
-__all__ = ["PRIORS", "capped_prior", "breach_simulation", "two_point_breach_rate"]
+__all__ = ["PRIORS", "capped_prior", "breach_simulation", "informed_adversary", "two_point_breach_rate"]
 
 PRIORS = ("uniform", "random", "adversarial", "two_point")
 
@@ -60,6 +60,21 @@ def capped_prior(kind: str, size: int, cap: float, seed: object = None) -> np.nd
         p[i] = take
         rest -= take
     return p / p.sum()
+
+
+def informed_adversary(column: np.ndarray, target_index: int) -> tuple[np.ndarray, np.ndarray]:
+    """The informed adversary on one data column: it knows every record but the one at
+    ``target_index`` (a Python index, negative from the end), which may take every integer
+    min..max of the column (Table II's universe U).
+
+    Returns
+    -------
+    known, universe : ndarray
+        The column without the target record, and the candidate values ``min, min + 1, ..., max``.
+    """
+    col = check_array("column", column)
+    index = check_int("target_index", target_index, low=-col.size, high=col.size - 1)
+    return np.delete(col, index), np.arange(col.min(), col.max() + 1)
 
 
 def two_point_breach_rate(rho1: float, epsilon: float) -> float:

@@ -23,13 +23,14 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from .._validation import PrivlabError, check_choice
+from .._validation import PrivlabError, check_choice, check_real
+from ..claims import rounds_to
 from ._sizes import MAX_DRAWS, check_size
 from .adversary import max_posterior, posteriors, query_answers
 from .breach import capped_prior
 from .calibration import check_rhos
 
-__all__ = ["SYMBOLS", "Case", "parse", "same", "CHECKS", "check", "largest_change"]
+__all__ = ["SYMBOLS", "Case", "parse", "same", "CHECKS", "check", "largest_change", "arithmetic"]
 
 _POS = ("lam", "Delta", "eps", "rho1", "rho2", "gamma", "p", "m", "n", "L1", "L2", "L3", "L4", "L5")
 _REAL = ("x", "r", "f_i", "f_j", "hi", "lo", "S")
@@ -71,6 +72,14 @@ def parse(text: str, what: str = "formula") -> sp.Expr:
     if unknown:
         raise PrivlabError(f"{what} {text!r} uses unknown symbol(s) {', '.join(sorted(unknown))}")
     return expr
+
+
+def arithmetic(case: str, expr: str, printed: str | float) -> Case:
+    """An in-text number: the paper's arithmetic ``expr`` (sympy syntax) evaluated beside the
+    result it prints, which matches when the value rounds to it at the printed precision."""
+    got = float(parse(expr, f"printed.numbers.{case}.expr").evalf())
+    value = check_real("printed", float(printed))
+    return Case(case, expr, "evaluated", "the printed inputs", value, got, rounds_to(printed, got), "arithmetic")
 
 
 def _draw(symbols: list[sp.Symbol], k: int, seed: int) -> list[list[float]]:

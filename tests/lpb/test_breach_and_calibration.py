@@ -111,3 +111,15 @@ def test_table_helpers():
         "distinct_values": 3,
         "range": 73.0,
     }
+
+
+def test_informed_adversary_knows_all_but_the_target():
+    from privlab.lpb.breach import informed_adversary
+
+    known, universe = informed_adversary(np.array([3.0, 7.0, 5.0, 4.0]), -1)
+    assert known.tolist() == [3.0, 7.0, 5.0] and universe.tolist() == [3.0, 4.0, 5.0, 6.0, 7.0]
+    known, _ = informed_adversary(np.array([3.0, 7.0, 5.0]), 0)
+    assert known.tolist() == [7.0, 5.0]
+    for bad in (3, -4, 1.5):
+        with pytest.raises(PrivlabError, match="target_index"):
+            informed_adversary(np.array([3.0, 7.0, 5.0]), bad)

@@ -156,3 +156,12 @@ def test_same_symbolic_and_numeric():
     s = d.SYMBOLS
     assert d.same(s["rho2"] * (1 - s["rho1"]) / (s["rho1"] * (1 - s["rho2"])), d._gamma_bound())
     assert not d.same(sp.Abs(s["r"] - s["f_i"]), s["r"] - s["f_i"])  # equal only for r >= f_i
+
+
+def test_arithmetic_evaluates_the_printed_inputs():
+    case = d.arithmetic("lambda_example", "(9/4)/2", "1.125")
+    assert case.derived_at == pytest.approx(1.125) and case.match and case.method == "arithmetic"
+    assert not d.arithmetic("age", "(90 - 17)/48842", "0.0020").match  # 0.0015 does not round to 0.0020
+    assert list(case.row()) == ["case", "printed", "derived", "instance", "printed_at", "derived_at", "match", "method"]
+    with pytest.raises(PrivlabError, match="unknown symbol"):
+        d.arithmetic("bad", "q + 1", "1")
