@@ -38,6 +38,7 @@ from .exact import (
     expected_change_points,
     expected_confidence_independent,
     expected_confidence_single,
+    independent_all_other,
     posterior,
     uni_pert_matrix,
 )
@@ -51,6 +52,7 @@ from .montecarlo import (
     collusion_counts_chunk,
     collusion_identity,
     counts_given,
+    frequencies,
     margin,
     sample_prior,
 )
@@ -94,6 +96,7 @@ __all__ = [
     "best_copy_posterior",
     "expected_confidence_independent",
     "expected_confidence_single",
+    "independent_all_other",
     "expected_change_points",
     "gaussian_prior",
     "lognormal_prior",
@@ -111,6 +114,7 @@ __all__ = [
     "collusion_counts",
     "margin",
     "counts_given",
+    "frequencies",
     "check_trials",
     "PerturbationScheme",
     "IndependentCopies",

@@ -27,6 +27,7 @@ __all__ = [
     "best_copy_posterior",
     "expected_confidence_independent",
     "expected_confidence_single",
+    "independent_all_other",
     "expected_change_points",
 ]
 
@@ -238,6 +239,25 @@ def expected_confidence_single(p: float, domain_size: int) -> float:
         s >= 2.
     """
     return expected_confidence_independent([check_p(p)], domain_size)
+
+
+def independent_all_other(ps: Any, domain_size: int) -> float:
+    """Exact Pr[every independent uni-pert copy shows the value y | X = x], for a y other than x.
+
+    Parameters
+    ----------
+    ps : sequence of float
+        The copies' retention probabilities, each in (0, 1]; the copies are drawn independently from X.
+    domain_size : int
+        s >= 2.
+
+    Returns
+    -------
+    float
+        The product of the copies' off-diagonal uni-pert probabilities (1 - p)/s.
+    """
+    s = check_s(domain_size)
+    return float(np.prod([uni_pert_matrix(p, s)[0, 1] for p in check_ps(ps)]))
 
 
 # ---------------------------------------------------------------------------------------

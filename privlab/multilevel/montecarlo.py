@@ -47,7 +47,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .._validation import PrivlabError, check_choice, check_distribution, check_int, check_real, rng_from
+from .._validation import PrivlabError, check_array, check_choice, check_distribution, check_int, check_real, rng_from
+from ..stats import proportion_se
 from ._checks import (
     CODE_DTYPE,
     MAX_CELLS,
@@ -74,6 +75,7 @@ __all__ = [
     "collusion_counts",
     "margin",
     "counts_given",
+    "frequencies",
     "check_trials",
 ]
 
@@ -499,3 +501,25 @@ def counts_given(F: np.ndarray, observed: Mapping[int, int]) -> np.ndarray:
         )
     sub = F[tuple(index)]
     return sub.reshape(s, -1).sum(axis=1) if sub.ndim > 1 else sub
+
+
+def frequencies(counts: Any) -> tuple[np.ndarray, np.ndarray, int]:
+    """The Monte Carlo estimate of a law from its counts (a slice or sum of F, e.g. `counts_given`).
+
+    Parameters
+    ----------
+    counts : array_like, 1-d
+        Finite non-negative counts, one per value.
+
+    Returns
+    -------
+    (ndarray, ndarray, int)
+        Each value's share of the counts (NaN everywhere when nothing was counted), its standard
+        error (`privlab.stats.proportion_se`, NaN when nothing was counted) and the total count.
+    """
+    c = check_array("counts", counts).astype(float)
+    if c.min() < 0:
+        raise PrivlabError(f"counts must be non-negative, got {c.tolist()[:8]}")
+    n = c.sum()
+    share = c / n if n else np.full(c.size, np.nan)
+    return share, np.array([proportion_se(k, n) for k in c]), int(n)

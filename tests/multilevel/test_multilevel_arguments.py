@@ -80,6 +80,10 @@ CASES = [
     ("margin", lambda: ml.margin(F, 2), "i must be an integer in [0, 1]"),
     ("counts_given", lambda: ml.counts_given(F, [0]), "observed must be a mapping"),
     ("counts_given", lambda: ml.counts_given(np.array(["a"]), {}), "numeric array"),
+    ("frequencies", lambda: ml.frequencies([1, -1]), "counts must be non-negative"),
+    ("frequencies", lambda: ml.frequencies(np.ones((2, 2))), "counts must be 1-dimensional"),
+    ("independent_all_other", lambda: ml.independent_all_other([0.4, 0.0], 10), "ps[1] must be in (0, 1]"),
+    ("independent_all_other", lambda: ml.independent_all_other([0.4], 1), "domain_size"),
     ("check_trials", lambda: ml.check_trials(-1), "trials must be"),
     (
         "IndependentCopies",

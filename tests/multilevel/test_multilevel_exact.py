@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from privlab import PrivlabError
 from privlab import multilevel as ml
 
 
@@ -148,3 +149,13 @@ def test_expected_change_points_vs_the_chain(s, ps):
         prev_axis = i
     assert ml.expected_change_points(ps, s) == pytest.approx(total, abs=1e-12)
     assert ml.expected_change_points(ps, s) < math.log(1 / min(ps)) + 1e-12  # Lemma 2
+
+
+def test_independent_all_other_is_the_slides_enumerated_value():
+    assert ml.independent_all_other([0.4, 0.4], 10) == pytest.approx(0.0036, abs=1e-15)
+    assert ml.independent_all_other([0.4, 0.4], 10) == pytest.approx(
+        ml.independent_pair(10, 0.4, 0.4)["both_given_not"], abs=1e-15
+    )
+    assert ml.independent_all_other([0.3, 0.1, 0.5], 4) == pytest.approx(0.7 * 0.9 * 0.5 / 4**3)
+    with pytest.raises(PrivlabError, match=r"ps\[1\] must be"):
+        ml.independent_all_other([0.4, 1.5], 10)

@@ -405,3 +405,16 @@ def test_interrupted_run_resumes_without_redoing_finished_chunks(tmp_path, sig):
     assert whole.communicate(timeout=600)[0] and whole.returncode == 0
     table = "multilevel/agreement/result.csv"
     assert (tmp_path / "cut" / table).read_bytes() == (tmp_path / "whole" / table).read_bytes()
+
+
+def test_frequencies_estimate_a_law_from_counts():
+    share, se, n = ml.frequencies(np.array([1, 0, 3]))
+    assert n == 4 and share.tolist() == [0.25, 0.0, 0.75]
+    q = np.array([2, 1, 4]) / 6  # Laplace-smoothed (count + 1) / (n + 2)
+    assert np.allclose(se, np.sqrt(q * (1 - q) / 4))
+    empty_share, empty_se, empty_n = ml.frequencies([0, 0])
+    assert empty_n == 0 and np.isnan(empty_share).all() and np.isnan(empty_se).all()
+    F = np.arange(8).reshape(2, 2, 2)  # F[X, Y_1, Y_2]: Y_1's law given X = 1 from its margin
+    assert ml.frequencies(ml.margin(F, 0)[1])[0].tolist() == [(4 + 5) / 22, (6 + 7) / 22]
+    with pytest.raises(PrivlabError, match="counts must be non-negative"):
+        ml.frequencies([1, -1])
