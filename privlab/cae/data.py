@@ -26,6 +26,7 @@ __all__ = [
     "SKSet",
     "prepare",
     "distinct_values",
+    "count_values",
     "MAX_DOMAIN",
     "MAX_CONFIDENTIAL",
 ]
@@ -282,3 +283,18 @@ def distinct_values(column: Any, *, exclude: Sequence[Any] = ()) -> int:
         raise PrivlabError(f"exclude must be a list of values, got {exclude!r}")
     values = col.dropna()
     return int(values[~values.isin(list(exclude))].nunique())
+
+
+def count_values(low: int, high: int, rounding: int | None = None) -> int:
+    """How many values an integer attribute takes from ``low`` to ``high`` in steps of ``rounding``
+    (Table 2's "No of Values" from its Min, Max and Rounding; ``None``: every integer).
+
+    Raises
+    ------
+    PrivlabError
+        When ``high < low``, or ``rounding`` is not a positive integer.
+    """
+    lo = check_int("low", low)
+    hi = check_int("high", high, low=lo)
+    step = 1 if rounding is None else check_int("rounding", rounding, low=1)
+    return (hi - lo) // step + 1

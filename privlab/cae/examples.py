@@ -9,14 +9,16 @@ range is the distance between them, centred on ``X0 = avg``; H(eps) is 1 bit bel
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .._validation import PrivlabError, check_real
-from .measure import cae, entropy_curve
+from .measure import cae, entropy_curve, min_entropy
 
-__all__ = ["salary_pair"]
+__all__ = ["salary_pair", "integer_steps"]
 
 
 def salary_pair(maximum: float, average: float, *, unit: float = 1.0) -> dict[str, Any]:
@@ -59,3 +61,37 @@ def salary_pair(maximum: float, average: float, *, unit: float = 1.0) -> dict[st
         "H": H,
         "area": area,
     }
+
+
+def integer_steps(values: Any, probs: Any) -> pd.DataFrame:
+    """H(eps) at every integer eps from 0 to the last breakpoint (the appendix's worked example,
+    Figure 3): the paper's dynamic program beside the exact step function.
+
+    Parameters
+    ----------
+    values, probs : array_like
+        The candidate values and their probabilities (validated by `entropy_curve`).
+
+    Returns
+    -------
+    DataFrame
+        One row per integer ``eps``: ``H`` (`min_entropy`), ``H_curve`` (the step function of
+        `entropy_curve` at ``eps``), ``breakpoint`` (whether ``eps`` is one of its breakpoints),
+        and the CAE pair ``H0``, ``area`` (the same on every row).
+    """
+    steps, h_steps = entropy_curve(values, probs)
+    H0, area = cae(values, probs)
+    rows = []
+    for e in range(int(math.ceil(steps[-1])) + 1):
+        k = int(np.searchsorted(steps, e, side="right") - 1)
+        rows.append(
+            {
+                "eps": e,
+                "H": min_entropy(values, probs, float(e)),
+                "H_curve": float(h_steps[k]),
+                "breakpoint": bool(np.isclose(steps, e).any()),
+                "H0": H0,
+                "area": area,
+            }
+        )
+    return pd.DataFrame(rows)
