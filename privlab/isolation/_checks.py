@@ -43,8 +43,18 @@ def check_box(db: np.ndarray, low: Any, high: Any) -> tuple[float, float]:
 
 
 def check_targets(targets: Any, n: int, name: str = "targets") -> np.ndarray:
-    """Row indices of a database of n rows."""
-    t = check_array(name, targets, ndim=1, dtype=np.int64, min_size=0)
+    """Row indices of a database of n rows: an integer array (a float array such as
+    ``np.array([1.0, 2, 3])`` is refused, not truncated)."""
+    t = check_indices(name, targets, ndim=1)
     if t.size and (t.min() < 0 or t.max() >= n):
         raise PrivlabError(f"{name} must be row indices of db in [0, {n - 1}], got {t.min()}..{t.max()}")
     return t
+
+
+def check_indices(name: str, values: Any, *, ndim: int | None = 1) -> np.ndarray:
+    """Integer indices as an int64 array; a non-integer array (``np.array([1.0, 2, 3])``) is
+    refused rather than truncated."""
+    raw = np.asarray(values)
+    if raw.size and raw.dtype.kind not in "iu":
+        raise PrivlabError(f"{name} must be integer indices, got an array of dtype {raw.dtype}")
+    return check_array(name, values, ndim=ndim, dtype=np.int64, min_size=0)

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import PrivlabError, check_array, check_int, rng_from
+from ._checks import check_indices
 
 __all__ = ["adversary_cell_uniform", "adversary_cell_centre", "adversary_column_midpoint", "aux_only_queries"]
 
@@ -72,7 +73,7 @@ def adversary_column_midpoint(released_rows: Any, hidden: Any, col_low: Any, col
     array (m, d)
     """
     q = check_array("released_rows", released_rows, ndim=2, min_size=0).copy()
-    hidden = check_array("hidden", hidden, dtype=np.int64, min_size=0)
+    hidden = check_indices("hidden", hidden)
     if hidden.size and (hidden.min() < 0 or hidden.max() >= q.shape[1]):
         raise PrivlabError(f"hidden must be column indices in [0, {q.shape[1] - 1}], got {hidden.tolist()}")
     q[:, hidden] = (np.asarray(col_low, dtype=float) + np.asarray(col_high, dtype=float)) / 2

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaln
 
-from .._validation import PrivlabError, check_array, check_int, check_real, rng_from
-from ._checks import check_box, check_db, check_targets
+from .._validation import PrivlabError, check_int, check_real, rng_from
+from ._checks import check_box, check_db, check_indices, check_targets
 from .histogram import Histogram, build_histogram
 from .metric import t_radius
 
@@ -161,7 +161,7 @@ def bad_sanitizer(db: Any, hidden_attribute: Any, seed: Any = None) -> np.ndarra
     """
     db = check_db(db)
     d = db.shape[1]
-    hidden = np.atleast_1d(check_array("hidden_attribute", hidden_attribute, ndim=None, dtype=np.int64, min_size=0))
+    hidden = np.atleast_1d(check_indices("hidden_attribute", hidden_attribute, ndim=None))
     if hidden.size and (hidden.min() < 0 or hidden.max() >= d):
         raise PrivlabError(f"hidden_attribute must be column indices in [0, {d - 1}], got {hidden.tolist()}")
     rng = rng_from(0 if seed is None else seed)

@@ -1,0 +1,229 @@
+"""The talk's displayed formulas re-derived independently (seed 002; `isolation/formulas`).
+
+Each checker takes the formula as the seed prints it (a sympy expression string; where the
+extraction lost symbols, the reconstruction the config says) and derives the same quantity
+from its defining conditions with sympy (an integral of the defining density, a volume, a
+count), or from the definition on a numeric instance. It returns a `Case`: printed and
+derived expressions, both at a numeric instance, and whether they match. A deliberately
+altered printed formula (an operator flipped, a term dropped) is caught as a mismatch
+(``tests/isolation/test_formulas.py``). Nothing here calls the code it checks, except where
+a case is *about* privlab's code (`noise_law_cases` also compares `expected_noise_length_ratio`).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from .._validation import PrivlabError, check_int, check_real
+
+__all__ = [
+    "Case",
+    "parse",
+    "noise_law_cases",
+    "ball_ratio_case",
+    "cell_split_case",
+    "universe_case",
+    "case1_distance_case",
+    "case1_count_case",
+    "union_bound_case",
+    "t_radius_case",
+]
+
+d, s, c, r, t, scale, n, b, T_ = sp.symbols("d s c r t scale n b T", positive=True)
+SYMBOLS = {"d": d, "s": s, "c": c, "r": r, "t": t, "scale": scale, "n": n, "b": b, "T": T_}
+GRID_D = tuple(range(1, 41))  # the dimensions a numeric comparison runs over
+
+
+@dataclass(frozen=True)
+class Case:
+    """One displayed formula case: printed against derived."""
+
+    case: str
+    printed: str
+    derived: str
+    instance: str
+    printed_value: float
+    derived_value: float
+    match: bool
+    detail: str = ""
+
+    def row(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in ("printed", "derived", "instance", "printed_value", "derived_value")} | {
+            "match": self.match,
+            "detail": self.detail,
+        }
+
+
+def parse(expr: str) -> sp.Expr:
+    """A printed formula in sympy syntax over the symbols d, s, c, r, t, scale, n, b, T."""
+    try:
+        return sp.sympify(expr, locals={**SYMBOLS, "gamma": sp.gamma})
+    except (sp.SympifyError, SyntaxError, TypeError) as exc:
+        raise PrivlabError(f"printed formula must be a sympy expression, got {expr!r} ({exc})") from None
+
+
+def _value(expr: sp.Expr, at: dict[str, float]) -> float:
+    return float(expr.subs({SYMBOLS[k]: v for k, v in at.items()}).evalf())
+
+
+def _same(printed: sp.Expr, derived: sp.Expr, over: list[dict[str, float]], rtol: float = 1e-12) -> bool:
+    """Equal symbolically, or (where sympy cannot decide) at every point of ``over``."""
+    if sp.simplify(printed - derived) == 0:
+        return True
+    return all(math.isclose(_value(printed, p), _value(derived, p), rel_tol=rtol, abs_tol=1e-300) for p in over)
+
+
+def _show(at: dict[str, float]) -> str:
+    return ", ".join(f"{k} = {v:g}" for k, v in at.items())
+
+
+@functools.cache
+def _noise_law() -> tuple[sp.Expr, sp.Expr]:
+    """E||Z|| / t and E||Z||^2 of a spherical Gaussian of per-coordinate s.d. scale t / sqrt(d)."""
+    x = sp.symbols("x", positive=True)
+    sd = scale * t / sp.sqrt(d)
+    chi = x ** (d - 1) * sp.exp(-(x**2) / 2) / (2 ** (d / 2 - 1) * sp.gamma(d / 2))
+    mean = sp.simplify(sd * sp.integrate(x * chi, (x, 0, sp.oo), conds="none") / t)
+    z = sp.symbols("z", real=True)
+    second = sp.integrate(z**2 * sp.exp(-(z**2) / (2 * sd**2)) / sp.sqrt(2 * sp.pi * sd**2), (z, -sp.oo, sp.oo))
+    return mean, sp.simplify(d * second)
+
+
+def noise_law_cases(mean: str, square: str, at: dict[str, float], code: Any = None) -> list[Case]:
+    """Perturbation's noise (slide 13: "a random vector of length proportional to t_x"), as
+    privlab draws it [reconstructed]: a spherical Gaussian with per-coordinate s.d.
+    ``scale t / sqrt(d)``. Derived from the density: ``E||Z||`` is the integral of r against the
+    chi_d density (times the s.d.), ``E||Z||^2`` d times a coordinate's second moment.
+
+    ``mean`` / ``square``: the printed E||Z|| / t and E||Z||^2; ``code(d, scale)``: privlab's
+    `expected_noise_length_ratio`, compared on the grid of d too."""
+    derived_mean, derived_sq = _noise_law()
+    grid = [{"d": k, "scale": at["scale"] * f, "t": at["t"] * g} for k in GRID_D for f, g in ((1, 1), (0.7, 1.9))]
+    out = []
+    for key, text, der in (("noise_mean", mean, derived_mean), ("noise_square", square, derived_sq)):
+        pr = parse(text)
+        ok = _same(pr, der, grid)
+        detail = ""
+        if key == "noise_mean" and code is not None:
+            gap = max(abs(code(int(p["d"]), p["scale"]) - _value(der, p)) for p in grid)
+            ok = ok and gap < 1e-12
+            detail = f"privlab's expected_noise_length_ratio within {gap:.1e} of the derived law at d = 1..{GRID_D[-1]}"
+        out.append(Case(key, text, str(der), _show(at), _value(pr, at), _value(der, at), ok, detail))
+    return out
+
+
+def ball_ratio_case(printed: str, bound: str, at: dict[str, float]) -> Case:
+    """Slide 18's proof idea: Vol(B(q, c r)) over Vol(B(q, r)) for balls inside the cell, from the
+    volume of the d-ball pi^(d/2) r^d / Gamma(d/2 + 1); it exceeds the printed 2^d iff c > 2."""
+    vol = sp.pi ** (d / 2) * r**d / sp.gamma(d / 2 + 1)
+    derived = sp.simplify(vol.subs(r, c * r) / vol)
+    pr, bd = parse(printed), parse(bound)
+    grid = [{"d": k, "c": at["c"]} for k in GRID_D]
+    ok = _same(pr, derived, grid) and all(_value(derived, p) > _value(bd, p) for p in grid)
+    detail = f"derived ratio > {bound} at every d = 1..{GRID_D[-1]} iff c > 2 (here c = {at['c']:g})"
+    return Case("ball_ratio", printed, str(derived), _show(at), _value(pr, at), _value(derived, at), ok, detail)
+
+
+def cell_split_case(printed: str, at: dict[str, float]) -> Case:
+    """Slide 12: a cell of side s split "by splitting each side evenly" gives (s / (s/2))^d
+    sub-cubes of side s/2, each holding 1/2^d of its volume."""
+    derived = sp.simplify(s**d / (s / 2) ** d)
+    pr = parse(printed)
+    ok = _same(pr, derived, [{"d": k, "s": at["s"]} for k in GRID_D])
+    return Case("cell_split", printed, str(derived), _show(at), _value(pr, at), _value(derived, at), ok)
+
+
+def universe_case(printed_exponent: str, derived_exponent: str, at: dict[str, float]) -> Case:
+    """Slide 12: the universe, "a d-dimensional hypercube", printed as [-1, 1]^(printed exponent):
+    the number of coordinates it gives against the d of its own words."""
+    pr, der = parse(printed_exponent), parse(derived_exponent)
+    ok = sp.simplify(pr - der) == 0
+    shown = f"[-1, 1]^{printed_exponent}", f"[-1, 1]^{derived_exponent}"
+    detail = "coordinates of the universe at the instance"
+    return Case("universe", shown[0], shown[1], _show(at), _value(pr, at), _value(der, at), bool(ok), detail)
+
+
+@functools.cache
+def _case1_ratio() -> tuple[sp.Expr, sp.Expr, float]:
+    """E[(u - v)^2] of two uniforms on [0, s], c sqrt(E||q - x||^2) / diam(parent), and the c where it is 1."""
+    u, v = sp.symbols("u v", real=True)
+    coord = sp.integrate(sp.integrate((u - v) ** 2, (u, 0, s)), (v, 0, s)) / s**2
+    ratio = sp.simplify(c * sp.sqrt(sp.simplify(d * coord)) / (2 * s * sp.sqrt(d)))
+    return coord, ratio, float(sp.solve(sp.Eq(ratio, 1), c)[0])
+
+
+def case1_distance_case(printed: str, at: dict[str, float]) -> Case:
+    """Slide 17, Case 1: "c times this distance [||q - x||, q and x in the same cell] is larger
+    than the diameter of the parent cell". Derived: for q, x uniform in a cell of side s,
+    E||q - x||^2 = d s^2 / 6 (a coordinate's difference of two uniforms), and E||q - x|| is at
+    most its root; the parent's diameter is 2 s sqrt(d). So c E||q - x|| / diam(parent) is at
+    most c / (2 sqrt(6)), below 1 unless c > 2 sqrt(6) = 4.899. ``printed``: the printed ratio
+    (c times the distance over the parent's diameter) as a lower bound, e.g. ``1``."""
+    coord, ratio, threshold = _case1_ratio()
+    pr = parse(printed)
+    ok = _value(ratio, at) > _value(pr, at)
+    derived = f"c sqrt(E||q-x||^2) / diam(parent) = {ratio} (E||q-x||^2 = {sp.simplify(d * coord)})"
+    detail = f"holds only for c > {threshold:.4f}; at the talk's c = {at['c']:g} the ratio is {_value(ratio, at):.4f}"
+    return Case("case1_distance", f"c E||q-x|| / diam(parent) > {printed}", derived, _show(at), _value(pr, at),
+                _value(ratio, at), bool(ok), detail)  # fmt: skip
+
+
+def case1_count_case(printed_others: str, T: int, d_: int, c_: float) -> Case:
+    """Slide 17, Case 1: "B(q, c delta) contains at least T points", read against slide 7's
+    definition (x is isolated when the ball holds fewer than T points *other than x*) and
+    slide 12's rule (a cell holding T or more points is split). Instance: a parent cell holding
+    exactly T points, the whole of the data, split into its sub-cubes; the adversary's q inside
+    x's cell with a ball covering the parent. Derived: the others the ball holds, counted from
+    the definition. ``printed_others``: the count Case 1 implies (``T``)."""
+    T = check_int("T", T, low=2)
+    d_ = check_int("d", d_, low=1)
+    c_ = check_real("c", c_, low=1)
+    rng = np.random.default_rng(0)
+    corners = np.array([[(k >> j) & 1 for j in range(d_)] for k in range(T)], dtype=float)  # distinct sub-cubes
+    db = -1 + corners + rng.uniform(0.25, 0.75, size=(T, d_))  # one point per sub-cube of [-1, 1]^d
+    x, q = db[0], db[0] + 0.1  # q in x's cell
+    radius = c_ * float(np.linalg.norm(q - x))
+    if radius <= 2 * math.sqrt(d_) + 0.1 * math.sqrt(d_):  # the ball must cover the parent [-1, 1]^d
+        radius_c = (2 * math.sqrt(d_) + 0.1 * math.sqrt(d_)) / float(np.linalg.norm(q - x))
+        raise PrivlabError(f"c must be at least {radius_c:.3g} for the ball to cover the parent cell, got {c_:g}")
+    others = int(np.sum(np.linalg.norm(db[1:] - q, axis=1) <= radius))
+    pr = parse(printed_others)
+    ok = others >= _value(pr, {"T": T})  # not isolated needs T others
+    at = {"T": float(T), "d": float(d_), "c": c_}
+    detail = f"{others} other points < T = {T}: x is isolated (Case 1 needs parents of at least T + 1 points)"
+    return Case("case1_count", f"points in B(q, c delta) >= {printed_others}, so x is not isolated",
+                f"other points in B(q, c delta) = (points of the parent) - 1 = {others}", _show(at),
+                _value(pr, {"T": T}), float(others), bool(ok), "" if ok else detail)  # fmt: skip
+
+
+def union_bound_case(printed: str, per_point: str, n_of_d: str, at: dict[str, float]) -> Case:
+    """Slide 24, histogram over n/2 points and n/2 perturbed: isolating *anyone* is O(n 2^-Omega(d)),
+    with n = 2^o(d). Derived: the union bound over n targets of a 2^(-b d) per-target probability,
+    and its limit as d grows with n = ``n_of_d`` (sub-exponential)."""
+    derived = n * parse(per_point)
+    pr = parse(printed)
+    ok = sp.simplify(pr - derived) == 0
+    limit = sp.limit(derived.subs(n, parse(n_of_d)), d, sp.oo)
+    ok = ok and limit == 0
+    detail = f"with n = {n_of_d}: the bound tends to {limit} as d grows"
+    return Case("union_bound", printed, str(derived), _show(at), _value(pr, at), _value(derived, at), bool(ok), detail)
+
+
+def t_radius_case(T: int, n_: int, d_: int, code: Any) -> Case:
+    """Slide 13: t_x is the radius of the smallest ball B(x, t_x) holding T points (x included).
+    Derived: the T-th smallest distance from x, by sorting; ``code(db, T)``: privlab's `t_radius`."""
+    rng = np.random.default_rng(1)
+    db = rng.uniform(-1, 1, size=(n_, d_))
+    brute = np.sort(np.sqrt(((db[:, None, :] - db[None, :, :]) ** 2).sum(-1)), axis=1)[:, T - 1]
+    got = np.asarray(code(db, T))
+    counts = (np.sqrt(((db[:, None, :] - db[None, :, :]) ** 2).sum(-1)) <= got[:, None]).sum(1)
+    ok = bool(np.allclose(got, brute, rtol=1e-12) and np.all(counts >= T))
+    at = {"T": float(T), "n": float(n_), "d": float(d_)}
+    return Case("t_radius", "|B(x, t_x)| = T, t_x smallest", "T-th smallest ||x - y|| over y in RDB (x included)",
+                _show(at), float(got[0]), float(brute[0]), ok, f"every one of {n_} rows")  # fmt: skip
