@@ -28,16 +28,18 @@ figures        the paper's figures, from the result tables
 Every function is pure: arrays and a seed in, arrays out.
 """
 
-from .anatomy import AnatomyResult, anatomy, l_diversity_eligible, l_needed, required_l
+from .anatomy import AnatomyResult, anatomy, l_diversity_eligible, l_needed, max_eligible_l, required_l
 from .assign import bucketize, record_partition
 from .checker import CheckReport, check_bucketization
 from .derivations import CASES as FORMULA_CASES
 from .derivations import FormulaCheck, check_formula
 from .examples import (
     bucket_tables,
+    capacity_table,
     count_query,
     count_settings,
     frequency_table,
+    pair_list_table,
     partition_steps,
     search_setting_count,
     stranded_records,
@@ -86,6 +88,9 @@ from .validity import is_valid, naive_check
 
 __all__ = [
     "FORMULA_CASES",
+    "capacity_table",
+    "max_eligible_l",
+    "pair_list_table",
     "FormulaCheck",
     "MAX_SIZE",
     "bucket_tables",

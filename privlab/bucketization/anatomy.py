@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privlab._validation import PrivlabError, check_array, check_int, rng_from
+from privlab._validation import PrivlabError, check_array, check_int, check_real, rng_from
 
 from .settings import SeedLike, check_codes, fprivacy
 
@@ -52,6 +52,19 @@ def l_diversity_eligible(freqs: ArrayLike, l: int) -> bool:
         )
     l = check_int("l", l, low=1)
     return bool(f.max() <= 1.0 / l)
+
+
+def max_eligible_l(f_max: float) -> int:
+    """The largest l for which a table is l-diversity eligible (f_i <= 1/l for every value):
+    floor(1 / f_max), Section 1.2.
+
+    Parameters
+    ----------
+    f_max : float
+        The largest frequency of a sensitive value, in (0, 1].
+    """
+    f_max = check_real("f_max", f_max, low=0, high=1, low_open=True)
+    return int(np.floor(1 / f_max + 1e-12))
 
 
 def l_needed(freqs: ArrayLike, thetas: Sequence[float], offset: float = 0.02) -> list[dict[str, Any]]:

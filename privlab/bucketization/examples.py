@@ -11,6 +11,8 @@ function                 what
 `partition_steps`        Section 4.3's record partition, step by step
 `example_5_32`           Example 5.32's instance (rebuilt)
 `stranded_records`       records that only some sizes can take, against their capacity
+`capacity_table`         Example 5.32: what each size can take of each value, and both validity checks
+`pair_list_table`        Example 5.23: the list L from its closed form, beside the enumerated list
 `count_settings`         Remark 3.12: feasible two-size bucket settings for n and sizes
 `search_setting_count`   which (n, size range) of a grid give a printed count
 `frequency_table`        Figure 2: the frequency of every sensitive value, by rank
@@ -36,7 +38,7 @@ from privlab._validation import PrivlabError, check_int
 
 from .settings import MAX_SIZE, BucketSetting, caps, check_codes, check_setting, prepare
 from .two_size import pair_list, two_size
-from .validity import upper_bounds
+from .validity import is_valid, naive_check, upper_bounds
 
 __all__ = [
     "table1",
@@ -191,6 +193,47 @@ def stranded_records(counts: ArrayLike, F: ArrayLike, setting: BucketSetting) ->
     only_last = (c[:, :-1].sum(axis=1) == 0) & (o > 0)
     values = ", ".join(f"x{i + 1}" for i in np.flatnonzero(only_last))
     return int(o[only_last].sum()), setting.sizes[-1] * setting.counts[-1], values
+
+
+def capacity_table(counts: ArrayLike, F: ArrayLike, setting: BucketSetting) -> pd.DataFrame:
+    """Example 5.32's view of a setting: how many records of each value the buckets of each size
+    can take, the records stranded in the largest size, and the naive per-size check against
+    the exact one.
+
+    Returns
+    -------
+    DataFrame, one row per value: value, o, F, u1..uk (u_ij = floor(F_i S_j) b_j), then the
+    same for every row: setting, stranded, capacity, stranded_values (`stranded_records`),
+    naive (`naive_check`) and exact (`is_valid`).
+    """
+    o, F = prepare(counts, F)
+    setting = check_setting(setting)
+    df = pd.DataFrame({"value": [f"x{i + 1}" for i in range(o.size)], "o": o, "F": F})
+    df[[f"u{j + 1}" for j in range(len(setting.sizes))]] = caps(F, setting.sizes) * np.asarray(setting.counts)
+    stranded, capacity, values = stranded_records(o, F, setting)
+    checks = {"naive": naive_check(o, F, setting), "exact": is_valid(o, F, setting)}
+    return df.assign(setting=str(setting), stranded=stranded, capacity=capacity, stranded_values=values, **checks)
+
+
+def pair_list_table(n: int, s1: int, s2: int) -> pd.DataFrame:
+    """Example 5.23: the list L of feasible (b1, b2) (b1 S1 + b2 S2 = n) for sizes s1 < s2, from
+    its closed form (`pair_list`), beside the list found by trying every b1 (an independent
+    enumeration, largest b1 first).
+
+    Returns
+    -------
+    DataFrame, one row per pair k of L: k, b1, b2, loss (n - b1 - b2), enumerated (the k-th
+    enumerated pair as "(b1, b2)", "" past the enumeration's end; rows without b1, b2 where
+    the enumeration finds more pairs than the closed form).
+    """
+    head = pair_list(n, s1, s2)
+    b1, b2, K, step1, step2 = head if head is not None else (0, 0, -1, 0, 0)
+    df = pd.DataFrame({"k": range(K + 1), "b1": [b1 - k * step1 for k in range(K + 1)]})
+    df["b2"] = [b2 + k * step2 for k in range(K + 1)]
+    listed = [f"({a}, {(n - a * s1) // s2})" for a in range(n // s1, -1, -1) if (n - a * s1) % s2 == 0]
+    if len(listed) > len(df):
+        df = df.reindex(range(len(listed))).assign(k=range(len(listed)))
+    return df.assign(loss=n - df.b1 - df.b2, enumerated=listed + [""] * (len(df) - len(listed)))
 
 
 def _pairs(n: int, hi: int) -> np.ndarray:

@@ -10,18 +10,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from privlab import PrivlabError
 from privlab.bucketization import (
     BucketSetting,
     bucket_tables,
     bucketize,
+    capacity_table,
     count_query,
     count_settings,
     fprivacy,
     frequency_table,
     is_valid,
     l_diversity_eligible,
+    max_eligible_l,
     naive_check,
     pair_list,
+    pair_list_table,
     partition_steps,
     recode,
     record_partition,
@@ -76,6 +80,33 @@ def test_example_5_32_rebuilt_instance():
     assert o.size == 11
     assert stranded_records(o, F, s) == (50, 30, ", ".join(f"x{i}" for i in range(1, 11)))
     assert naive_check(o, F, s) and not is_valid(o, F, s)
+
+
+def test_capacity_table_of_example_5_32():
+    o, F, s = _instance("bucketization/example532_three_sizes")
+    t = capacity_table(o, F, s)
+    assert t.value.tolist() == [f"x{i}" for i in range(1, 12)] and t.o.tolist() == o.tolist()
+    # x1..x10 (F = 1/6): floor(F S) = 0 for sizes 2 and 4, 5 of the size-30 bucket; x11 (F = 1) fills every bucket
+    assert t.u1.tolist() == [0] * 10 + [20] and t.u2.tolist() == [0] * 10 + [20] and t.u3.tolist() == [5] * 10 + [30]
+    assert (t.stranded == 50).all() and (t.capacity == 30).all() and (t.setting == str(s)).all()
+    assert t.naive.all() and not t.exact.any()
+
+
+def test_pair_list_table_of_example_5_23():
+    t = pair_list_table(28, 2, 4)
+    assert list(zip(t.b1, t.b2)) == [(14 - 2 * k, k) for k in range(8)] and t.k.tolist() == list(range(8))
+    assert t.enumerated.tolist() == [f"({a}, {b})" for a, b in zip(t.b1, t.b2)]
+    assert t.loss.tolist() == [28 - a - b for a, b in zip(t.b1, t.b2)]
+    empty = pair_list_table(7, 2, 4)  # no b1 * 2 + b2 * 4 = 7
+    assert empty.empty and list(empty.columns) == ["k", "b1", "b2", "loss", "enumerated"]
+
+
+def test_max_eligible_l():
+    assert max_eligible_l(0.075) == 13  # Section 1.2: OCC's largest frequency 7.5%
+    assert [max_eligible_l(1 / k) for k in range(1, 60)] == list(range(1, 60))  # exact at 1/l despite rounding
+    assert max_eligible_l(0.273) == 3 and max_eligible_l(1.0) == 1
+    with pytest.raises(PrivlabError, match="f_max"):
+        max_eligible_l(0.0)
 
 
 def test_example_5_23_and_the_closed_form_of_L():
