@@ -52,6 +52,7 @@ def test_parallel_sweep_resume_and_table(tmp_path):
     assert (sweep / "sweep_lambda_vs_rho2.png").is_file()
 
 
+@pytest.mark.slow  # ~25 s; 1- vs 2-worker identity of every experiment is in the default conformance test
 def test_serial_and_parallel_sweeps_identical(tmp_path):
     par = cli("run", "lpb/fig5_dp_noise_ratio", "seed=1,2", "--multirun", results=tmp_path / "p")
     ser = cli(
