@@ -37,7 +37,11 @@ def _run(exp, jobs: int, tmp: Path):
     return cfg, runner.run_table(exp, cfg, ctx)
 
 
-@pytest.mark.parametrize("exp_id", IDS)
+# a twin runs its original's code on other data: its 1- vs 2-worker run is in the slow tier
+SMOKE_IDS = [pytest.param(e.id, marks=pytest.mark.slow) if e.twin_of else e.id for e in EXPERIMENTS]
+
+
+@pytest.mark.parametrize("exp_id", SMOKE_IDS)
 def test_smoke_run(exp_id, tmp_path):
     import matplotlib.pyplot as plt
 

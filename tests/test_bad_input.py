@@ -90,14 +90,26 @@ def _cases(schema: Mapping, prefix: str = "") -> Iterator[tuple[str, object]]:
             yield f"{prefix}{key}", spec
 
 
+def _signature(spec) -> str:
+    """The declaration's content (type and fields, nested specs included), not its identity."""
+    if isinstance(spec, params.Spec):
+        fields = ", ".join(f"{k}={_signature(v)}" for k, v in sorted(vars(spec).items()))
+        return f"{type(spec).__name__}({fields})"
+    return repr(spec)
+
+
 def _table(slow: bool):
     """Every case lands in exactly one tier. The default suite tries the first bad value of each
-    parameter of each original experiment (the globals on the first one only: their check is
-    shared); the rest, twins included (they share their original's contract), is slow."""
-    rows = []
-    for k, exp in enumerate(registry.all_experiments()):
+    distinct parameter declaration; the rest is slow."""
+    rows, seen = [], set()
+    for exp in registry.all_experiments():
         for name, spec in [*_cases(exp.params), *_cases(GLOBALS)]:
-            shared = exp.twin_of is not None or (name in GLOBALS and k > 0)
+            # one check per contract: twins share their original's, and a parameter declared alike
+            # in several experiments (globals, shared blocks) goes through the same code
+            key = (name, _signature(spec))
+            first = key not in seen
+            seen.add(key)
+            shared = exp.twin_of is not None or not first
             for i, (what, value) in enumerate(_bad(spec)):
                 if slow == (i > 0 or shared):
                     rows.append(pytest.param(exp.id, name, value, id=f"{exp.id}:{name}={what}"))

@@ -27,6 +27,7 @@ def _sweep_dir(results):
     return d
 
 
+@pytest.mark.slow  # ~30 s; benchmarks/bench_sweeps.py measures the same resume
 def test_parallel_sweep_resume_and_table(tmp_path):
     first = cli("run", *SWEEP, "--multirun", results=tmp_path)
     assert first.returncode == 0, first.stderr
