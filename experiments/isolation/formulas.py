@@ -39,7 +39,7 @@ def formulas(cfg, ctx):
         dv.union_bound_case(f.union_bound, f.per_point, cfg.n_of_d, at("n", "b", "d")),
         dv.t_radius_case(tr.T, tr.n, tr.d, iso.t_radius),
     ]
-    return pd.DataFrame([{"key": c.case, **c.row()} for c in cases])
+    return pd.DataFrame([{"key": c.case, **c.row()} for c in cases]).drop(columns="case")
 
 
 @formulas.claims

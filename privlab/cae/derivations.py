@@ -22,12 +22,12 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .._validation import PrivlabError, check_array, check_int, check_real
+from ..formula_case import Case
 
 __all__ = [
     "Case",
@@ -55,23 +55,6 @@ __all__ = [
 
 # enumerating coverings costs 2^(n-1) per instance
 MAX_BRUTE_VALUES = 14
-
-
-@dataclass(frozen=True)
-class Case:
-    """One displayed formula, printed against derived."""
-
-    case: str
-    printed: str
-    derived: str
-    instance: str
-    printed_value: float
-    derived_value: float
-    match: bool
-    detail: str = ""
-
-    def row(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 def _sympy() -> Any:

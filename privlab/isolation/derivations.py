@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import sympy as sp
 
 from .._validation import PrivlabError, check_int, check_real
+from ..formula_case import Case
 
 __all__ = [
     "Case",
@@ -38,26 +38,6 @@ __all__ = [
 d, s, c, r, t, scale, n, b, T_ = sp.symbols("d s c r t scale n b T", positive=True)
 SYMBOLS = {"d": d, "s": s, "c": c, "r": r, "t": t, "scale": scale, "n": n, "b": b, "T": T_}
 GRID_D = tuple(range(1, 41))  # the dimensions a numeric comparison runs over
-
-
-@dataclass(frozen=True)
-class Case:
-    """One displayed formula case: printed against derived."""
-
-    case: str
-    printed: str
-    derived: str
-    instance: str
-    printed_value: float
-    derived_value: float
-    match: bool
-    detail: str = ""
-
-    def row(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("printed", "derived", "instance", "printed_value", "derived_value")} | {
-            "match": self.match,
-            "detail": self.detail,
-        }
 
 
 def parse(expr: str) -> sp.Expr:

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import PrivlabError, check_distribution, check_int, check_real
+from ..formula_case import Case
 from ._checks import check_cells, check_ps, check_s
 from .perturbation import uv as privlab_uv
 
@@ -68,23 +69,6 @@ __all__ = [
 # derivation slide's Alice and Bob), p_i/p_prev (Lemma 1), s (domain size), c (Lemma 2)
 SYMBOLS = ("p", "pl", "pr", "pa", "pb", "p_i", "p_prev", "s", "c")
 UV = Callable[[float, float, float, int], tuple[float, float, float, float]]
-
-
-@dataclass(frozen=True)
-class Case:
-    """One displayed formula (or one case of it), printed against derived."""
-
-    case: str
-    printed: str
-    derived: str
-    instance: str
-    printed_value: float
-    derived_value: float
-    match: bool
-    detail: str = ""
-
-    def row(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 # ---------------------------------------------------------------------------------------
