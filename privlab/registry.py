@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from omegaconf import OmegaConf
+
 from ._validation import PrivlabError
 from .claims import Claim
 
@@ -139,6 +141,15 @@ class Experiment:
         self.claims_fn = fn
         return fn
 
+    def judged_by(self, verdict: Callable[..., list[Claim]], **read: str | Callable[[Any], Any]) -> Experiment:
+        """Register as the claims ``verdict(table, printed=cfg.printed, <name>=<value> ...)``: the
+        comparisons live in the paper's library (``privlab.<paper>.verdicts``), the experiment only
+        says which config values they read. Each ``name=key`` of ``read`` passes the config value
+        at ``key`` (a dotted path, e.g. ``limits="claims"``); ``name=reader`` passes ``reader(cfg)``.
+        Returns the experiment, so a twin can follow: ``exp.judged_by(...).twin(...)``."""
+        self.claims_fn = functools.partial(_judge, verdict, dict(read))
+        return self
+
     def twin(self, name: str, *, summary: str | None = None, smoke: Sequence[str] | None = None) -> Experiment:
         """Register this experiment again as ``<paper>/<name>``, with its own config
         (``conf/experiment/<paper>/<name>.yaml``, typically the original's config with another
@@ -170,6 +181,18 @@ class Experiment:
             if not isinstance(c, Claim):
                 raise TypeError(f"{self.id}: claims must be Claim objects (privlab.claims helpers), got {c!r}")
         return claims
+
+
+_ABSENT = object()
+
+
+def _judge(verdict: Callable[..., list[Claim]], read: dict[str, Any], table: Any, cfg: Any) -> list[Claim]:
+    values = {}
+    for name, reader in read.items():
+        values[name] = reader(cfg) if callable(reader) else OmegaConf.select(cfg, reader, default=_ABSENT)
+        if values[name] is _ABSENT:
+            raise KeyError(f"{verdict.__name__} reads {name} from the config key {reader!r}, which is not there")
+    return verdict(table, printed=cfg.printed, **values)
 
 
 _REGISTRY: dict[str, Experiment] = {}
