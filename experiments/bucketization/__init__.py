@@ -3,10 +3,11 @@ EDU tables (Figures 2-5, 7, Table 5) and their real-data twins on ACS, the worke
 (Tables 1-2, Examples 4.20, 5.23, 5.32, Remark 3.12), the displayed formulas re-derived,
 Section 2.1's differential inference and Section 6's fake values against corruption.
 
-The science lives in `privlab.bucketization`, the mechanisms compared in ``conf/mechanism/``
-(kind ``bucketing``), the paper's printed values and statements in the ``printed:`` blocks of
-``conf/experiment/bucketization/``. Tables name a mechanism by its label (``TwoSize``), claims
-by its config name (``two_size``), and skip what a run without that mechanism cannot check.
+The science lives in `privlab.bucketization` (the claims in its `verdicts`), the mechanisms
+compared in ``conf/mechanism/`` (kind ``bucketing``), the paper's printed values and statements
+in the ``printed:`` blocks of ``conf/experiment/bucketization/``. Tables name a mechanism
+by its label (``TwoSize``), claims by its config name (``two_size``), and skip what a run
+without that mechanism cannot check.
 
 =================  ================================================================
 module             experiments
@@ -15,7 +16,7 @@ census             Figures 2-5 and Table 5 on the CENSUS-like tables (and ACS tw
 runtime            Figure 7: runtime vs n and vs the domain scale-up gamma
 attacks            Section 2.1's differential inference, Section 6's corruption attack
 worked_examples    Tables 1-2, Remark 3.12, Examples 4.20, 5.23, 5.32, the formulas
-_common            the shared parameter contracts and claim helpers
+_common            shared contracts, tables, mechanisms, claims registration
 =================  ================================================================
 """
 

@@ -1,17 +1,10 @@
-"""What the bucketization experiments share: parameter contracts, the tables they run on, and
-the few helpers their claims have in common (a mechanism's label, a wide table by mechanism,
-the notes of claims the data or a failed solve cannot decide)."""
+"""What the bucketization experiments share: parameter contracts, the tables they run on, the
+mechanisms they compare, and the config blocks their claims read."""
 
 from __future__ import annotations
 
-import pandas as pd
-from omegaconf import OmegaConf
-
-from privlab import PrivlabError
 from privlab import bucketization as bk
-from privlab import claims as cl
 from privlab.datasets import is_synthetic
-from privlab.datasets.census import SIZES
 from privlab.params import Bool, Int, List, MapOf, Optional, Real, Str
 from privlab.registry import IGNORE
 
@@ -31,20 +24,24 @@ RUNTIME_TOL = {"seconds": IGNORE, "status": IGNORE, "loss": IGNORE}
 SMOKE_PRUNINGS = ("timings=false", "mechanism=[two_size_none,two_size_loss,two_size_full]")
 
 
-def call(task):
-    """ctx.map hands a worker one item: (library function, its arguments)."""
-    fn, args = task
-    return fn(*args)
-
-
 def table_of(cfg, ctx, table: str, dataset=None) -> bk.Table:
-    """Table ``table`` (a key of sa_columns) of the configured data set (or of ``dataset``):
-    CENSUS's coded columns as they are, or the ``columns`` a real-data twin maps, recoded."""
-    if table not in cfg.sa_columns:
-        raise PrivlabError(f"table must be one of {', '.join(cfg.sa_columns)}; got {table!r}")
+    """Table ``table`` (a key of sa_columns) of the configured data set (or of ``dataset``)."""
     frame = ctx.dataset(cfg.dataset if dataset is None else dataset)
-    frame, domains = (frame, SIZES) if cfg.columns is None else bk.recode(frame, cfg.columns)
-    return bk.split_table(frame, cfg.sa_columns[table], domains)
+    return bk.census_table(frame, table, cfg.sa_columns, cfg.columns)
+
+
+def tables_of(cfg, ctx) -> dict[str, bk.Table]:
+    return {table: table_of(cfg, ctx, table) for table in cfg.tables}
+
+
+def mechanisms(cfg, ctx) -> dict[str, bk.BucketingMechanism]:
+    """The configured mechanisms, by the label the table prints."""
+    return {m.label: m.impl for m in ctx.mechanisms(cfg.mechanism, kind="bucketing").values()}
+
+
+def labels(cfg) -> dict[str, str]:
+    """Each configured mechanism's name -> its label (the claims skip mechanisms left out)."""
+    return {name: spec.get("label", name) for name, spec in cfg.mechanism.items()}
 
 
 def data_kind(cfg) -> str:
@@ -53,55 +50,3 @@ def data_kind(cfg) -> str:
     if is_synthetic(**cfg.dataset):
         return "synthetic"
     return "paper" if cfg.dataset.name == "census" else "other"
-
-
-def on_data(cfg, claim: cl.Claim, item, shown, checked_on=("paper",)) -> cl.Claim:
-    """``claim`` where the data can check it; elsewhere ``item`` shown for reading, with the note
-    (``printed.notes``) saying why the data cannot check it."""
-    kind = data_kind(cfg)
-    return claim if kind in checked_on else cl.info(item, shown, note=cfg.printed.notes[kind])
-
-
-def printed(cfg):
-    """The printed entries the claims compare with. A real-data twin compares the paper's words
-    with other data: its claims carry no ledger id (the ledger counts checks of what the paper
-    printed about its own data; the twins are set beside them in the report's Synthetic vs real)."""
-    if cfg.columns is None:
-        return cfg.printed
-
-    def strip(node):
-        if isinstance(node, dict):
-            return {k: strip(v) for k, v in node.items() if k != "ledger"}
-        return [strip(v) for v in node] if isinstance(node, list) else node
-
-    return OmegaConf.create(strip(OmegaConf.to_container(cfg.printed)))
-
-
-def mapping(cfg) -> list:
-    """The real-data twin's mapping of the paper's attributes to its columns, as an info row."""
-    if cfg.columns is None or "mapping" not in cfg.printed:
-        return []
-    return [cl.info(cfg.printed.mapping, ", ".join(f"{a} -> {c}" for a, c in cfg.columns.items()))]
-
-
-def label(cfg, name: str) -> str | None:
-    spec = cfg.mechanism.get(name)
-    return None if spec is None else spec.get("label", name)
-
-
-def wide(df, cfg, values: str, index=("table", "theta")) -> pd.DataFrame:
-    """Column ``values`` by ``index``, one column per mechanism name."""
-    names = {label(cfg, name): name for name in cfg.mechanism}
-    return df.pivot_table(index=list(index), columns="method", values=values).rename(columns=names)
-
-
-def solver_errors(df, cfg, name: str, keys=("table", "theta")) -> str:
-    """Where mechanism ``name`` (an ILP) failed to solve: "" or "table=OCC theta=8, ..."."""
-    mechanism = label(cfg, name)
-    bad = df[(df.method == mechanism) & (df.status == "solver error")] if mechanism else df.iloc[:0]
-    return ", ".join(" ".join(f"{k}={r[k]}" for k in keys) for _, r in bad.iterrows())
-
-
-def undecided(cfg, item, failed: str, shown: str = "not decided") -> cl.Claim:
-    """A claim that needs the values of an ILP that failed to solve at ``failed``: not decided."""
-    return cl.info(item, shown, note=cfg.printed.notes.solver_error.format(failed))

@@ -22,26 +22,44 @@ examples       the worked examples (Tables 1-2, Examples 4.20, 5.23, 5.32) and R
                3.12's count, recomputed; Figure 2's frequency table
 derivations    the displayed formulas re-derived (sympy, or a grid against the defining
                conditions)
+utility        Figures 4-5: every mechanism's release of a table vs theta, its MSE and the
+               relative error of count queries
+runtime        Figure 7: the searches' runtime vs n and vs the domain scale-up gamma
+verdicts       the experiments' claims, from their result tables and printed values
 figures        the paper's figures, from the result tables
 =============  ===========================================================================
 
 Every function is pure: arrays and a seed in, arrays out.
 """
 
-from .anatomy import AnatomyResult, anatomy, l_diversity_eligible, l_needed, max_eligible_l, required_l
+from . import verdicts
+from .anatomy import (
+    AnatomyResult,
+    anatomy,
+    l_diversity_eligible,
+    l_needed,
+    l_needed_table,
+    max_eligible_l,
+    required_l,
+)
 from .assign import bucketize, record_partition
 from .checker import CheckReport, check_bucketization
 from .derivations import CASES as FORMULA_CASES
-from .derivations import FormulaCheck, check_formula
+from .derivations import FormulaCheck, check_formula, formula_table
 from .examples import (
     bucket_tables,
     capacity_table,
     count_query,
     count_settings,
+    example1_table,
+    example35_table,
+    example420_table,
     frequency_table,
+    frequency_tables,
     pair_list_table,
     partition_steps,
     search_setting_count,
+    setting_count_table,
     stranded_records,
     table1,
     target_inference,
@@ -52,10 +70,12 @@ from .inference import (
     add_fake_values,
     corruption_certainty,
     corruption_success,
+    corruption_table,
     corruption_trial,
     noisy_ratio,
     prob_nonpositive,
     ratio_approximation,
+    ratio_grid,
     ratio_summary,
     simulate_corruption,
 )
@@ -81,12 +101,32 @@ from .metrics import (
     relative_errors,
 )
 from .multi_size import multi_size
+from .runtime import runtime_vs_n, runtime_vs_scaleup, timing_rows
 from .settings import MAX_SIZE, BucketSetting, caps, check_codes, check_max_size, fprivacy, prepare, smallest_size
-from .tables import Table, recode, scale_up, split_table
+from .tables import Table, attribute_table, census_table, recode, scale_up, split_table
 from .two_size import PRUNINGS, pair_list, two_size
+from .utility import mse_table, re_table, release_grid
 from .validity import is_valid, naive_check
 
 __all__ = [
+    "verdicts",
+    "attribute_table",
+    "census_table",
+    "corruption_table",
+    "example1_table",
+    "example35_table",
+    "example420_table",
+    "formula_table",
+    "frequency_tables",
+    "l_needed_table",
+    "mse_table",
+    "ratio_grid",
+    "re_table",
+    "release_grid",
+    "runtime_vs_n",
+    "runtime_vs_scaleup",
+    "setting_count_table",
+    "timing_rows",
     "FORMULA_CASES",
     "capacity_table",
     "max_eligible_l",

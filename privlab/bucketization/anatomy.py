@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike
 
 from privlab._validation import PrivlabError, check_array, check_int, check_real, rng_from
 
 from .settings import SeedLike, check_codes, fprivacy
+from .tables import Table, check_tables
 
 
 @dataclass(frozen=True)
@@ -140,3 +142,25 @@ def anatomy(sa_codes: ArrayLike, l: int, seed: SeedLike = 0) -> AnatomyResult:
             next_rec[v] += 1
     loss = n - g
     return AnatomyResult(l, True, groups, loss, loss / n)
+
+
+def l_needed_table(tables: Mapping[str, Table], thetas: Sequence[float], offset: float = 0.02) -> pd.DataFrame:
+    """Figure 3: `l_needed` of every table's sensitive-value frequencies.
+
+    Parameters
+    ----------
+    tables : mapping of str to Table
+        Table name -> its records (`census_table`), in the figure's order.
+    thetas : sequence of float
+        The privacy parameters theta.
+    offset : float
+        F's offset b (`fprivacy`).
+
+    Returns
+    -------
+    DataFrame: table and the `l_needed` columns, one row per (table, theta).
+    """
+    rows = []
+    for name, t in check_tables(tables).items():
+        rows += [{"table": name, **r} for r in l_needed(np.bincount(t.sa) / t.sa.size, thetas, offset)]
+    return pd.DataFrame(rows)

@@ -39,13 +39,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from privlab._validation import PrivlabError
 
@@ -673,3 +674,25 @@ def check_formula(case: str, printed: str) -> FormulaCheck:
     if case not in CASES:
         raise PrivlabError(f"case must be one of {', '.join(CASES)}; got {case!r}")
     return CASES[case](printed)
+
+
+def formula_table(cases: Sequence[str], printed: Mapping[str, str]) -> pd.DataFrame:
+    """`check_formula` of every case against its printed formula.
+
+    Parameters
+    ----------
+    cases : sequence of str
+        Cases of `CASES`.
+    printed : mapping of str to str
+        Case -> the formula as printed (or reconstructed).
+
+    Returns
+    -------
+    DataFrame: one row of `FormulaCheck`'s fields per case.
+    """
+    if not isinstance(printed, Mapping):
+        raise PrivlabError(f"printed must map cases to printed formulas, got {type(printed).__name__}")
+    missing = [case for case in cases if case not in printed]
+    if missing:
+        raise PrivlabError(f"cases: no printed formula under printed.formulas for {', '.join(missing)}")
+    return pd.DataFrame([vars(check_formula(c, str(printed[c]))) for c in cases])

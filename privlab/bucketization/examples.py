@@ -36,7 +36,10 @@ from numpy.typing import ArrayLike
 
 from privlab._validation import PrivlabError, check_int
 
-from .settings import MAX_SIZE, BucketSetting, caps, check_codes, check_setting, prepare
+from .assign import bucketize, record_partition
+from .checker import check_bucketization
+from .settings import MAX_SIZE, BucketSetting, SeedLike, caps, check_codes, check_setting, prepare
+from .tables import Table, check_tables
 from .two_size import pair_list, two_size
 from .validity import is_valid, naive_check, upper_bounds
 
@@ -52,7 +55,12 @@ __all__ = [
     "count_settings",
     "search_setting_count",
     "frequency_table",
+    "frequency_tables",
     "uniform_sizes",
+    "example1_table",
+    "example35_table",
+    "setting_count_table",
+    "example420_table",
 ]
 
 #: Table 1 as the seed prints it (the rows after "..." are not shown)
@@ -323,3 +331,128 @@ def frequency_table(sa_codes: ArrayLike, labels: Sequence[Any] | None = None) ->
             "frequency": counts[order] / sa.size,
         }
     )
+
+
+def frequency_tables(tables: Mapping[str, Table]) -> pd.DataFrame:
+    """Figure 2: `frequency_table` of every table's sensitive attribute.
+
+    Parameters
+    ----------
+    tables : mapping of str to Table
+        Table name (OCC, EDU) -> its records (`census_table`), in the figure's order.
+
+    Returns
+    -------
+    DataFrame: table, rank, value, count, frequency.
+    """
+    tables = check_tables(tables)
+    frames = [frequency_table(t.sa).assign(table=name) for name, t in tables.items()]
+    return pd.concat(frames, ignore_index=True)[["table", "rank", "value", "count", "frequency"]]
+
+
+def example1_table(target: Mapping[str, Any], sensitive: Mapping[str, Any]) -> pd.DataFrame:
+    """Table 1's records with Example 1's count queries on each: q1 (the target's QI values)
+    and q2 (those and the target's sensitive value).
+
+    Parameters
+    ----------
+    target : mapping
+        The target's QI values (e.g. Gender: M, Zipcode: 54321).
+    sensitive : mapping
+        Its sensitive value (e.g. Disease: Brain Tumor).
+
+    Returns
+    -------
+    DataFrame: row (1..), Table 1's columns, q1 and q2 (1 where the record matches).
+    """
+    if not isinstance(sensitive, Mapping) or not sensitive:
+        raise PrivlabError("sensitive must map the sensitive column to the target's value")
+    t = table1()
+    queries = {"q1": dict(target), "q2": {**target, **sensitive}}
+    rows = t.assign(row=np.arange(1, len(t) + 1))
+    for name, where in queries.items():
+        rows[name] = [count_query(t.iloc[[i]], where) for i in range(len(t))]
+    return rows[["row", *t.columns, *queries]]
+
+
+def example35_table(bucket_ids: Sequence[int], target: Mapping[str, Any]) -> pd.DataFrame:
+    """Table 2 (Example 3.5): Table 1 bucketized by ``bucket_ids``, its ST with the target's
+    inference Pr(x | t) beside every value of the target's bucket.
+
+    Parameters
+    ----------
+    bucket_ids : sequence of int
+        The bucket of each of Table 1's records (the printed QIT's BID column).
+    target : mapping
+        The target's QI values.
+
+    Returns
+    -------
+    DataFrame, one row per (BID, Disease) of the ST: BID, Disease, Count, pr_target (Pr of
+    the value for the target, NaN outside its bucket), qit (the bucket's QI values shown).
+    """
+    if not isinstance(target, Mapping) or not target:
+        raise PrivlabError("target must map QI columns to the target's values")
+    qit, st = bucket_tables(table1(), "Disease", bucket_ids)
+    pr = target_inference(qit, st, dict(target)).rename(columns={"value": "Disease", "pr": "pr_target"})
+    shown = {b: "; ".join(f"{r.Gender} {r.Zipcode}" for r in g.itertuples()) for b, g in qit.groupby("BID")}
+    out = st.merge(pr, on=["BID", "Disease"], how="left")
+    return out.assign(qit=out.BID.map(shown))
+
+
+def setting_count_table(
+    ns: Sequence[int], ranges: Sequence[Sequence[int]], target: int, search_high: int
+) -> pd.DataFrame:
+    """Remark 3.12: `count_settings` of every (n, size range), and the (n, range) whose count is
+    nearest ``target`` (`search_setting_count`).
+
+    Parameters
+    ----------
+    ns : sequence of int
+        The cardinalities.
+    ranges : sequence of (low, high)
+        The size ranges.
+    target : int
+        The printed count.
+    search_high : int
+        The largest size the search scans.
+
+    Returns
+    -------
+    DataFrame: kind ("candidate" or "nearest"), n, low, high, count, diff (count - target).
+    """
+    target = check_int("target", target, low=0)
+    for r in ranges:
+        if isinstance(r, (str, bytes)) or not isinstance(r, Sequence) or len(r) != 2:
+            raise PrivlabError(f"ranges must hold (low, high) pairs, got {r!r}")
+    rows = [{"n": n, "low": lo, "high": hi, "count": count_settings(n, lo, hi)} for n in ns for lo, hi in ranges]
+    near = search_setting_count(target, ns, search_high).drop(columns="diff").assign(kind="nearest")
+    out = pd.concat([pd.DataFrame(rows).assign(kind="candidate"), near], ignore_index=True)
+    return out[["kind", "n", "low", "high", "count"]].assign(diff=out["count"] - target)
+
+
+def example420_table(counts: ArrayLike, F: ArrayLike, setting: BucketSetting, seed: SeedLike = 0) -> pd.DataFrame:
+    """Example 4.20: `partition_steps` beside `record_partition` (the algorithm the experiments
+    use), and the records assigned (`bucketize`) and checked (`check_bucketization`).
+
+    Parameters
+    ----------
+    counts, F, setting
+        The instance (two sizes).
+    seed : int, SeedSequence or Generator
+        Randomness of the assignment.
+
+    Returns
+    -------
+    DataFrame: `partition_steps`' columns, t1_algorithm (T_1 by `record_partition`), S1, b1,
+    S2, b2, checker (the checker's verdict) and bucket_sizes ("count x size; ...").
+    """
+    o, F = prepare(counts, F)
+    s = check_setting(setting)
+    steps = partition_steps(o, F, s)
+    x = record_partition(o, F, s)
+    sa = np.repeat(np.arange(o.size), o)
+    report = check_bucketization(sa, bucketize(sa, F, s, seed=seed), F)
+    sizes = "; ".join(f"{v} x {k}" for k, v in report.size_histogram.items())
+    shape = dict(S1=s.sizes[0], b1=s.counts[0], S2=s.sizes[1], b2=s.counts[1])
+    return steps.assign(t1_algorithm=x[:, 0], **shape, checker=report.ok, bucket_sizes=sizes)

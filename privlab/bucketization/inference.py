@@ -3,12 +3,21 @@ the corruption attack)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike
 
 from privlab._validation import PrivlabError, check_int, check_real, rng_from
+from privlab.stats import mean_se
 
-from .settings import SeedLike, check_codes
+from .assign import bucketize
+from .checker import check_bucketization
+from .metrics import make_query_pool, pool_relative_errors
+from .settings import MAX_SIZE, MapFn, SeedLike, check_callable, check_codes, check_max_size, map_tasks
+from .tables import Table
+from .two_size import two_size
 
 #: the most samples drawn at once (two float64 arrays of this length are held in memory)
 MAX_SAMPLES = 10**8
@@ -225,3 +234,123 @@ def simulate_corruption(
         guess = values[rng.integers(len(values))]
         out.append(guess == sa[target])
     return np.asarray(out, dtype=bool)
+
+
+def _grid(name: str, values: Sequence[float]) -> list[float]:
+    """A non-empty list of positive numbers (a grid axis), as given."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not len(values):
+        raise PrivlabError(f"{name} must be a non-empty list of positive numbers, got {values!r}")
+    for x in values:
+        check_real(name, x, low=0, low_open=True)
+    return list(values)
+
+
+def ratio_grid(
+    a1s: Sequence[float],
+    ratios: Sequence[float],
+    epsilons: Sequence[float],
+    samples: int,
+    trim: float,
+    *,
+    seed_sequence: Callable[..., np.random.SeedSequence],
+    map_fn: MapFn | None = None,
+) -> pd.DataFrame:
+    """Section 2.1: `ratio_summary` at every (a1, ratio, epsilon) of a grid.
+
+    Parameters
+    ----------
+    a1s, ratios, epsilons : sequence of float
+        The grid's axes (positive); the table runs over a1, then ratio, then epsilon.
+    samples : int
+        Noisy ratios drawn per grid point.
+    trim : float
+        Fraction trimmed at each end for the trimmed mean, in [0, 0.5).
+    seed_sequence : callable
+        ``seed_sequence(a1, ratio, epsilon)`` -> the SeedSequence of that grid point (the values
+        as given, e.g. ``RunContext.seed_sequence``).
+    map_fn : callable, optional
+        ``map(fn, items) -> list`` in order (e.g. ``RunContext.map``); serial otherwise.
+
+    Returns
+    -------
+    DataFrame: one `ratio_summary` row per grid point.
+    """
+    axes = [_grid(name, v) for name, v in (("a1s", a1s), ("ratios", ratios), ("epsilons", epsilons))]
+    samples = check_int("samples", samples, low=1, high=MAX_SAMPLES)
+    trim = check_real("trim", trim, low=0, high=0.5, high_open=True)
+    check_callable("seed_sequence", seed_sequence)
+    tasks = [
+        (ratio_summary, (float(a1), float(r), float(e), samples, trim, seed_sequence(a1, r, e)))
+        for a1 in axes[0]
+        for r in axes[1]
+        for e in axes[2]
+    ]
+    return pd.DataFrame(map_tasks(tasks, map_fn))
+
+
+def corruption_table(
+    table: Table,
+    ls: Sequence[int],
+    fakes: Sequence[int],
+    max_size: int,
+    n_queries: int,
+    selectivity: float,
+    *,
+    seed_sequence: Callable[..., np.random.SeedSequence],
+) -> pd.DataFrame:
+    """Section 6: the corruption attack on uniform-F (F_i = 1/l) two-size bucketizations of
+    ``table`` with 0, 1, ... fake values per bucket, and the relative error fakes cost.
+
+    For every l: the optimal two-size setting (`two_size`), its records assigned
+    (`bucketize`) and checked (`check_bucketization`); for every number k of fakes an ST
+    with k fake values per bucket (`add_fake_values`), the relative error of one query
+    pool (`make_query_pool`) on it, and the attack with c = 0..l-1 corrupted records per
+    bucket (`corruption_trial`) beside its certainty formula (`corruption_certainty`).
+
+    Parameters
+    ----------
+    table : Table
+        The records (`split_table`).
+    ls : sequence of int
+        The values of l (F_i = 1 / l).
+    fakes : sequence of int
+        Fake values per bucket.
+    max_size : int
+        Largest bucket size M.
+    n_queries, selectivity
+        The query pool (`make_query_pool`).
+    seed_sequence : callable
+        ``seed_sequence(*key)`` -> SeedSequence, for the keys ("pool",), ("bucketize", l),
+        ("fakes", l, k) and ("attack", l, k, c) (e.g. ``RunContext.seed_sequence``).
+
+    Returns
+    -------
+    DataFrame: l, setting, fakes, corrupted, success, success_se, exact, formula_l, re, re_se.
+    """
+    if not isinstance(table, Table):
+        raise PrivlabError(f"table must be a Table (split_table), got {type(table).__name__}")
+    max_size = check_max_size(max_size)
+    ls = [check_int("ls", l, low=1, high=MAX_SIZE) for l in ls]
+    fakes = [check_int("fakes", k, low=0, high=MAX_SIZE) for k in fakes]
+    check_callable("seed_sequence", seed_sequence)
+    t, rows = table, []
+    pool = make_query_pool(t.qi, t.qi_sizes, t.sa, t.sa_size, n_queries, selectivity, seed_sequence("pool"))
+    for l in ls:
+        F = np.full(t.sa_size, 1.0 / l)
+        s = two_size(np.bincount(t.sa, minlength=t.sa_size), F, max_size)
+        if s is None:
+            raise PrivlabError(f"ls: no bucket setting with sizes <= max_size = {max_size} is {l}-diverse")
+        bid = bucketize(t.sa, F, s, seed=seed_sequence("bucketize", l))
+        if not check_bucketization(t.sa, bid, F).ok:
+            raise PrivlabError(f"l={l}: the bucketization fails the F-privacy checker")
+        sts = {k: add_fake_values(t.sa, bid, k, t.sa_size, seed=seed_sequence("fakes", l, k)) for k in fakes}
+        errors = pool_relative_errors(t.qi, t.sa, [(bid, b, v) for b, v, _ in sts.values()], pool)
+        for (k, (st_bucket, st_value, _)), err in zip(sts.items(), errors):
+            for c in range(l):
+                row = {"l": l, "setting": str(s), "fakes": k, "corrupted": c}
+                row.update(
+                    corruption_trial(t.sa, bid, st_bucket, st_value, c, k, seed=seed_sequence("attack", l, k, c))
+                )
+                row.update(formula_l=corruption_certainty(l, c, k), re=float(err.mean()), re_se=mean_se(err))
+                rows.append(row)
+    return pd.DataFrame(rows)

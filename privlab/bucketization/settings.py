@@ -8,7 +8,9 @@ Loss = sum b_j (S_j - 1); MSE = Loss / n.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -56,6 +58,37 @@ def check_codes(name: str, values: ArrayLike, size: int | None = None, of: str =
     if size is not None and arr.max() >= size:
         raise PrivlabError(f"{name} must be codes in 0..{size - 1} (one per value of {of}), got up to {arr.max()}")
     return arr
+
+
+def check_callable(name: str, value: object) -> Callable[..., Any]:
+    """``value`` must be callable (a seed_sequence or map_fn argument)."""
+    if not callable(value):
+        raise PrivlabError(f"{name} must be a function, got {type(value).__name__}")
+    return value
+
+
+def check_mapping(name: str, value: object, what: str) -> Mapping[Any, Any]:
+    """``value`` must be a non-empty mapping (``what`` says of what to what)."""
+    if not isinstance(value, Mapping) or not value:
+        raise PrivlabError(f"{name} must be a non-empty mapping of {what}, got {type(value).__name__}")
+    return value
+
+
+#: ``map_fn(fn, items) -> list`` in order (e.g. ``RunContext.map``)
+MapFn = Callable[[Callable[[Any], Any], Sequence[Any]], list]
+
+
+def apply_task(task: tuple[Callable[..., Any], Sequence[Any]]) -> Any:
+    """One work item of a ``map_fn``: ``(function, arguments)`` -> ``function(*arguments)``."""
+    fn, args = task
+    return fn(*args)
+
+
+def map_tasks(tasks: Sequence[tuple[Callable[..., Any], Sequence[Any]]], map_fn: MapFn | None) -> list:
+    """`apply_task` of every task, through ``map_fn`` (in order) or serially when it is None."""
+    if map_fn is None:
+        return [apply_task(t) for t in tasks]
+    return list(check_callable("map_fn", map_fn)(apply_task, list(tasks)))
 
 
 def check_setting(setting: object) -> BucketSetting:

@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 
 from privlab._validation import PrivlabError, check_int, rng_from
+from privlab.datasets.census import SIZES
 
 from .settings import check_codes
 
-__all__ = ["Table", "split_table", "recode", "scale_up"]
+__all__ = ["Table", "split_table", "recode", "scale_up", "census_table", "attribute_table", "check_tables"]
 
 
 class Table(NamedTuple):
@@ -23,6 +24,13 @@ class Table(NamedTuple):
     qi: np.ndarray  # (n, d) quasi-identifier codes
     qi_sizes: list[int]  # domain size of each QI column
     sa_size: int  # domain size of the sensitive attribute
+
+
+def check_tables(tables: object) -> Mapping[str, Table]:
+    """``tables`` must map table names to `Table` s (one line naming it otherwise)."""
+    if not isinstance(tables, Mapping) or not tables or not all(isinstance(t, Table) for t in tables.values()):
+        raise PrivlabError("tables must be a non-empty mapping of table names to Tables (census_table)")
+    return tables
 
 
 def split_table(frame: pd.DataFrame, sa_column: str, domains: Mapping[str, int]) -> Table:
@@ -130,3 +138,64 @@ def scale_up(sa_codes: Any, gamma: int, seed: Any = 0) -> np.ndarray:
         raise PrivlabError(f"gamma must keep the scaled codes below 2^62; code {sa.max()} times {gamma} does not")
     rng = rng_from(seed)
     return sa * gamma + rng.integers(0, gamma, sa.size)
+
+
+def _coded(frame: pd.DataFrame, columns: Mapping[str, str] | None) -> tuple[pd.DataFrame, Mapping[str, int]]:
+    """CENSUS's coded columns as they are (``columns`` None), or the columns a real-data twin
+    maps, recoded (`recode`); with every column's domain size."""
+    if columns is None:
+        if not isinstance(frame, pd.DataFrame):
+            raise PrivlabError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+        return frame, SIZES
+    return recode(frame, columns)
+
+
+def census_table(
+    frame: pd.DataFrame, table: str, sa_columns: Mapping[str, str], columns: Mapping[str, str] | None = None
+) -> Table:
+    """The experiments' table ``table`` (OCC, EDU) of a CENSUS-like data set or a real-data twin.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The records: CENSUS's coded columns, or any data ``columns`` maps.
+    table : str
+        A key of ``sa_columns``.
+    sa_columns : mapping of str to str
+        Table name -> its sensitive attribute (e.g. ``OCC: occupation``).
+    columns : mapping of str to str, optional
+        A real-data twin's mapping of the paper's attributes to its columns (`recode`); None for
+        CENSUS's coded columns (domain sizes `privlab.datasets.census.SIZES`).
+
+    Returns
+    -------
+    Table (`split_table`) of the sensitive attribute ``sa_columns[table]``.
+    """
+    if not isinstance(sa_columns, Mapping) or table not in sa_columns:
+        names = ", ".join(sa_columns) if isinstance(sa_columns, Mapping) else "a key of sa_columns"
+        raise PrivlabError(f"table must be one of {names}; got {table!r}")
+    coded, domains = _coded(frame, columns)
+    return split_table(coded, sa_columns[table], domains)
+
+
+def attribute_table(frame: pd.DataFrame, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Table 5: every attribute, the data column standing in for it, its domain size and the
+    distinct values present.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The records, as for `census_table`.
+    columns : mapping of str to str, optional
+        A real-data twin's mapping (attribute -> column); None for CENSUS's own attributes.
+
+    Returns
+    -------
+    DataFrame: attribute, column, domain, distinct, records (the records kept).
+    """
+    coded, domains = _coded(frame, columns)
+    pairs = dict(columns) if columns is not None else {a: a for a in SIZES}
+    rows = [
+        {"attribute": a, "column": c, "domain": domains[c], "distinct": coded[c].nunique()} for a, c in pairs.items()
+    ]
+    return pd.DataFrame(rows).assign(records=len(coded))

@@ -110,6 +110,31 @@ CASES = {
     "bucket_tables sa": (lambda: bk.bucket_tables(bk.table1(), "Illness", [1, 1, 2, 2]), "sa"),
     "bucket_tables ids": (lambda: bk.bucket_tables(bk.table1(), "Disease", [1, 2]), "bucket_ids"),
     "check_formula case": (lambda: bk.check_formula("theorem9", "0"), "case"),
+    # the run bodies the experiments call
+    "ratio_grid empty axis": (
+        lambda: bk.ratio_grid([1], [], [1], 10, 0.1, seed_sequence=bk.settings.check_int),
+        "ratios",
+    ),
+    "ratio_grid seed_sequence": (lambda: bk.ratio_grid([1], [1], [1], 10, 0.1, seed_sequence=3), "seed_sequence"),
+    "corruption_table table": (lambda: bk.corruption_table(SA, [2], [0], 10, 5, 0.5, seed_sequence=print), "table"),
+    "census_table table": (lambda: bk.census_table(pd.DataFrame(), "X", {"OCC": "o"}), "table"),
+    "attribute_table frame": (lambda: bk.attribute_table(None), "frame"),
+    "frequency_tables tables": (lambda: bk.frequency_tables({}), "tables"),
+    "l_needed_table tables": (lambda: bk.l_needed_table([SA], [2]), "tables"),
+    "release_grid mechanisms": (lambda: bk.release_grid({}, [2], {}, 0, 10, seed_sequence=print), "tables"),
+    "mse_table timings": (lambda: bk.mse_table({}, [2], {}, 0, 10, "no", seed_sequence=print), "timings"),
+    "re_table n_queries": (lambda: bk.re_table({}, [2], {}, 0, 10, 0, 0.1, 1, seed_sequence=print), "tables"),
+    "timing_rows mechanisms": (lambda: bk.timing_rows({}, O, 2, 0, 10, 1, True), "mechanisms"),
+    "runtime_vs_n counts": (lambda: bk.runtime_vs_n({}, {"T": bk.TwoSizeBucketing()}, 2, 0, 10, 1, True), "counts"),
+    "runtime_vs_scaleup seed": (
+        lambda: bk.runtime_vs_scaleup(SA, [2], {}, 2, 0, 10, 1, True, seed_sequence=1),
+        "seed_sequence",
+    ),
+    "example1_table sensitive": (lambda: bk.example1_table({"Gender": "F"}, {}), "sensitive"),
+    "example35_table target": (lambda: bk.example35_table([1, 1, 2, 2], {}), "target"),
+    "setting_count_table ranges": (lambda: bk.setting_count_table([100], [[2]], 7, 10), "ranges"),
+    "example420_table setting": (lambda: bk.example420_table(O, F, None), "setting"),
+    "formula_table printed": (lambda: bk.formula_table(["laplace_mean"], None), "printed"),
 }
 
 

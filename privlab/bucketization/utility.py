@@ -1,0 +1,183 @@
+"""The utility of every mechanism's release of a table vs theta: Figure 4's MSE and Figure 5's
+relative error of count queries.
+
+Every (table, theta, mechanism) is released by `release_checked` (through `release_all`), with
+the seed ``seed_sequence(table, theta, label)``: a result never depends on the order of
+execution or the number of workers ``map_fn`` uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privlab._validation import PrivlabError, check_int, check_real
+from privlab.stats import mean_se
+
+from .mechanisms import BucketingMechanism, Release, release_all
+from .metrics import make_query_pool, pool_relative_errors
+from .settings import MapFn, check_callable, check_mapping, check_max_size, fprivacy, map_tasks
+from .tables import Table, check_tables
+
+__all__ = ["release_grid", "mse_table", "re_table"]
+
+SeedFn = Callable[..., np.random.SeedSequence]
+
+
+def release_grid(
+    tables: Mapping[str, Table],
+    thetas: Sequence[float],
+    mechanisms: Mapping[str, BucketingMechanism],
+    offset: float,
+    max_size: int,
+    *,
+    seed_sequence: SeedFn,
+    map_fn: MapFn | None = None,
+    keep_ids: bool = False,
+) -> list[tuple[str, float, str, Release]]:
+    """Every mechanism's checked release of every (table, theta).
+
+    Parameters
+    ----------
+    tables : mapping of str to Table
+        Table name -> its records (`census_table`).
+    thetas : sequence of float
+        The privacy parameters theta (F = `fprivacy` of the table's frequencies).
+    mechanisms : mapping of str to BucketingMechanism
+        The table's label of each mechanism -> the mechanism, in the table's order.
+    offset : float
+        F's offset b (`fprivacy`).
+    max_size : int
+        Largest bucket size M.
+    seed_sequence : callable
+        ``seed_sequence(table, theta, label)`` -> the SeedSequence of that release
+        (e.g. ``RunContext.seed_sequence``).
+    map_fn : callable, optional
+        ``map(fn, items) -> list`` in order (e.g. ``RunContext.map``), one item per (table,
+        theta); serial otherwise.
+    keep_ids : bool
+        Keep every release's bucket ids (Figure 5 evaluates queries on them).
+
+    Returns
+    -------
+    list of (table, theta, label, Release), by table, theta, then mechanism.
+    """
+    tables = check_tables(tables)
+    mechanisms = check_mapping("mechanisms", mechanisms, "labels to BucketingMechanisms")
+    if not all(isinstance(m, BucketingMechanism) for m in mechanisms.values()):
+        raise PrivlabError("mechanisms must map labels to BucketingMechanisms")
+    max_size = check_max_size(max_size)
+    check_callable("seed_sequence", seed_sequence)
+    keys: list[tuple[str, float, str]] = []
+    tasks: list[tuple[Callable[..., Any], Sequence[Any]]] = []
+    impls = list(mechanisms.values())
+    for name, t in tables.items():
+        f = np.bincount(t.sa) / t.sa.size
+        for theta in thetas:
+            seeds = [seed_sequence(name, theta, label) for label in mechanisms]
+            keys += [(name, theta, label) for label in mechanisms]
+            tasks.append((release_all, (t.sa, fprivacy(f, theta, offset), impls, max_size, seeds, keep_ids)))
+    releases = [r for rs in map_tasks(tasks, map_fn) for r in rs]
+    return [(*k, r) for k, r in zip(keys, releases)]
+
+
+def mse_table(
+    tables: Mapping[str, Table],
+    thetas: Sequence[float],
+    mechanisms: Mapping[str, BucketingMechanism],
+    offset: float,
+    max_size: int,
+    timings: bool,
+    *,
+    seed_sequence: SeedFn,
+    map_fn: MapFn | None = None,
+) -> pd.DataFrame:
+    """Figure 4: the MSE (and the plan) of every mechanism's release of every (table, theta).
+
+    Parameters are those of `release_grid`; ``timings`` keeps the search times (False: NaN,
+    for tables compared exactly).
+
+    Returns
+    -------
+    DataFrame: table, theta, method (the label) and `Release.summary`'s columns.
+    """
+    if not isinstance(timings, bool):
+        raise PrivlabError(f"timings must be True or False, got {timings!r}")
+    released = release_grid(
+        tables, thetas, mechanisms, offset, max_size, seed_sequence=seed_sequence, map_fn=map_fn, keep_ids=False
+    )
+    return pd.DataFrame(
+        {"table": table, "theta": theta, "method": method, **r.summary(tables[table].sa.size, timings)}
+        for table, theta, method, r in released
+    )
+
+
+def re_table(
+    tables: Mapping[str, Table],
+    thetas: Sequence[float],
+    mechanisms: Mapping[str, BucketingMechanism],
+    offset: float,
+    max_size: int,
+    n_queries: int,
+    selectivity: float,
+    query_chunk: int,
+    *,
+    seed_sequence: SeedFn,
+    map_fn: MapFn | None = None,
+) -> pd.DataFrame:
+    """Figure 5: the relative error of a pool of count queries on every mechanism's release of
+    every (table, theta).
+
+    One pool per table (`make_query_pool`, seed ``seed_sequence(table, "pool")``) is shared by
+    every theta and mechanism. Every release of a table is evaluated in one pass over its
+    pool, in chunks of ``query_chunk`` queries, so the work splits over workers without
+    changing any number.
+
+    Parameters
+    ----------
+    tables, thetas, mechanisms, offset, max_size, seed_sequence, map_fn
+        As for `release_grid`.
+    n_queries, selectivity
+        The pool (`make_query_pool`).
+    query_chunk : int
+        Queries per work item.
+
+    Returns
+    -------
+    DataFrame: table, theta, method, status, re (mean relative error), re_se, re_median
+    (NaN where nothing was released), queries, redrawn (queries the pool redrew).
+    """
+    tables = check_tables(tables)
+    n_queries = check_int("n_queries", n_queries, low=1, high=10**6)
+    selectivity = check_real("selectivity", selectivity, low=0, high=1, low_open=True)
+    query_chunk = check_int("query_chunk", query_chunk, low=1, high=10**6)
+    check_callable("seed_sequence", seed_sequence)
+    tasks: list[tuple[Callable[..., Any], Sequence[Any]]] = [
+        (make_query_pool, (t.qi, t.qi_sizes, t.sa, t.sa_size, n_queries, selectivity, seed_sequence(name, "pool")))
+        for name, t in tables.items()
+    ]
+    pools = dict(zip(tables, map_tasks(tasks, map_fn)))
+    released = release_grid(
+        tables, thetas, mechanisms, offset, max_size, seed_sequence=seed_sequence, map_fn=map_fn, keep_ids=True
+    )
+    starts, chunks = range(0, n_queries, query_chunk), {}
+    for name, t in tables.items():
+        ids = [r.bucket_ids for tb, *_, r in released if tb == name and r.bucket_ids is not None]
+        for s in starts:
+            chunks[name, s] = (pool_relative_errors, (t.qi, t.sa, ids, pools[name].part(s, s + query_chunk)))
+    parts = dict(zip(chunks, map_tasks(list(chunks.values()), map_fn)))
+    errors = {tb: iter(map(np.concatenate, zip(*(parts[tb, s] for s in starts)))) for tb in tables}
+    rows = []
+    for table, theta, method, r in released:
+        if r.checked is False:
+            raise PrivlabError(f"{table} theta={theta} {method}: the release fails the F-privacy checker")
+        e = next(errors[table]) if r.bucket_ids is not None else None
+        stats = (np.nan,) * 3 if e is None else (e.mean(), mean_se(e), np.median(e))
+        row = {"table": table, "theta": theta, "method": method, "status": r.plan.status}
+        row.update(zip(("re", "re_se", "re_median"), map(float, stats)))
+        row.update(queries=n_queries, redrawn=pools[table].redrawn)
+        rows.append(row)
+    return pd.DataFrame(rows)
