@@ -1,16 +1,8 @@
-"""CAE paper (seed 004): the appendix worked example, Figures 2 and 4 (sampling, query
-restriction and noise addition vs the intruder's supplementary knowledge) on PUMS-like data and
-on UCI Adult, and their real-data twins on ACS records (``<experiment>_acs``); the audit of the
-seed: every displayed formula re-derived (``formulas``), Section 3's examples (``table1_fig1``)
-and Table 2 with the data description (``table2_data``). The inventory of what the seed prints
-and what checks it is ``experiments/cae.ledger.yaml``.
-
-The science lives in `privlab.cae`; the techniques are mechanisms of kind ``sdc_technique``
-(``conf/mechanism/sdc_*.yaml``); the paper's printed values and statements are in the
-``printed:`` blocks of ``conf/experiment/cae/``. This package joins them, by artifact: ``worked``
-(the appendix example, Section 3's examples, the formulas), ``sdc`` (Figures 2 and 4, their ACS
-twins, Table 2 and the data) and ``_common`` (the data sets' coding, the SDC contract, helpers).
-"""
+"""CAE paper (seed 004), by artifact: ``worked`` (the appendix example, Section 3's examples in
+``table1_fig1``, the formula audit) and ``sdc`` (Figures 2 and 4, their twins on real ACS records
+``<experiment>_acs``, Table 2 and the data). The science and the claims' logic are `privlab.cae`'s
+(`privlab.cae.verdicts`), the printed values ``conf/experiment/cae/``'s, the inventory of what the
+seed prints and what checks it ``experiments/cae.ledger.yaml``."""
 
 from privlab.registry import Paper
 

@@ -13,11 +13,12 @@ techniques against an intruder with supplementary knowledge (SK).
 module              what
 ==================  ======================================================================
 derivations         the seed's displayed formulas re-derived (sympy, brute force)
-examples            Section 3's two salary examples (Table 1, Figure 1)
+examples            Section 3's two salary examples (Table 1, Figure 1), the appendix's H(eps)
 measure             H(eps) by the paper's dynamic program, the exact step function, CAE,
                     batched over many distributions; the maximising reading and the
                     entropy of one given covering (for the appendix's claims)
-data                attribute domains and codes, SK combinations, the coded data set
+data                attribute domains and codes, SK combinations, the coded data sets,
+                    Table 2's domains beside them
 intruder            intruder models: the sampling formula (and the seed's as printed),
                     Algorithms 2 and 3 (uniform over each record's bounds)
 sampling            simple random sampling without replacement
@@ -30,16 +31,28 @@ exact               exact CAE moments of a uniquely identified record, and their
 checkers            independent checkers of every released artifact
 engine              the Monte Carlo of Figures 2 and 4: per repetition, then summarised
 figures             Figures 2, 3 and 4 from the result tables
+verdicts            the experiments' claims, computed from their result tables and the
+                    config's printed values and thresholds
 ==================  ======================================================================
 
 Every function is pure: arrays and a seed in, arrays out.
 """
 
 from .checkers import check_bounds, check_noise, check_sample
-from .data import SKData, SKSet, attribute_domain, distinct_values, encode, group_ids, prepare
+from .data import (
+    SKData,
+    SKSet,
+    attribute_domain,
+    code_datasets,
+    distinct_values,
+    domain_table,
+    encode,
+    group_ids,
+    prepare,
+)
 from .engine import cae_rows, labelled_rows, repetition_rows, run_series, summarise, unique_rows
 from .exact import chi2_agreement, unique_noise, unique_noise_var, unique_sampling, unique_sampling_var
-from .examples import salary_pair
+from .examples import salary_pair, salary_table
 from .intruder import interval_probs, printed_formula_gap, sampling_probs, sampling_probs_as_printed
 from .lp import lp_bounds
 from .measure import (
@@ -80,9 +93,12 @@ __all__ = [
     "SKData",
     "SKSet",
     "prepare",
+    "code_datasets",
     "distinct_values",
+    "domain_table",
     # Section 3's examples
     "salary_pair",
+    "salary_table",
     # intruder models
     "sampling_probs",
     "sampling_probs_as_printed",

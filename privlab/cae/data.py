@@ -9,13 +9,14 @@ Monte Carlo task to a worker process.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .. import datasets
 from .._validation import PrivlabError, check_int, check_real
 
 __all__ = [
@@ -27,6 +28,8 @@ __all__ = [
     "prepare",
     "distinct_values",
     "count_values",
+    "domain_table",
+    "code_datasets",
     "MAX_DOMAIN",
     "MAX_CONFIDENTIAL",
 ]
@@ -298,3 +301,109 @@ def count_values(low: int, high: int, rounding: int | None = None) -> int:
     hi = check_int("high", high, low=lo)
     step = 1 if rounding is None else check_int("rounding", rounding, low=1)
     return (hi - lo) // step + 1
+
+
+def domain_table(
+    rows: Mapping[str, Mapping[str, Any]],
+    printed: Mapping[str, Mapping[str, Any]],
+    data: Mapping[str, tuple[SKData, pd.DataFrame, str]],
+) -> pd.DataFrame:
+    """Table 2 beside the data that stand for it: per attribute, the printed row and the number of
+    values it implies (`count_values`), and each data set's domain of the column that codes it.
+
+    Parameters
+    ----------
+    rows : mapping
+        Table 2's attribute -> ``{<data set>: its column or None, ..., "<data set>_exclude": raw
+        values not counted as distinct (optional)}``, the data sets in the table's column order.
+    printed : mapping
+        Attribute -> its printed ``min``, ``max``, ``rounding`` (None: every integer) and ``values``.
+    data : mapping
+        Data set -> ``(SKData, raw frame, label)``: its coded records (`prepare`), the frame they
+        were coded from and the table's label of them; a data set not in it is left out.
+
+    Returns
+    -------
+    DataFrame
+        One row per attribute: ``printed_<key>`` per printed key, ``derived_values``, and for each
+        data set with a column ``<ds>_column, <ds>_min, <ds>_max, <ds>_values`` (its coded domain),
+        ``<ds>_records, <ds>_data`` and ``<ds>_raw_distinct`` (`distinct_values` of the raw column).
+    """
+    for name, block in (("rows", rows), ("printed", printed), ("data", data)):
+        if not isinstance(block, Mapping):
+            raise PrivlabError(f"{name} must be a mapping, got {block!r}")
+    missing = [attr for attr in rows if attr not in printed]
+    if missing:
+        raise PrivlabError(f"printed must have an entry for every attribute of rows; missing {missing}")
+    out = []
+    for attr, cols in rows.items():
+        pr = printed[attr]
+        row = {"attribute": attr, **{f"printed_{k}": v for k, v in pr.items()}}
+        row["derived_values"] = count_values(pr["min"], pr["max"], pr["rounding"])
+        for ds in [k for k in cols if not str(k).endswith("_exclude")]:
+            col = cols[ds]
+            if ds not in data or col is None:
+                continue
+            coded, frame, tag = data[ds]
+            if col not in coded.columns:
+                raise PrivlabError(f"rows[{attr!r}][{ds!r}] must be a coded column of {ds} ({list(coded.columns)})")
+            dom = coded.domains[coded.columns.index(col)]
+            row.update({f"{ds}_column": col, f"{ds}_min": dom[0], f"{ds}_max": dom[-1], f"{ds}_values": dom.size})
+            row.update({f"{ds}_records": coded.n, f"{ds}_data": tag})
+            row[f"{ds}_raw_distinct"] = distinct_values(frame[col], exclude=list(cols.get(f"{ds}_exclude", [])))
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def code_datasets(
+    codings: Mapping[str, Mapping[str, Any] | None], load: Callable[[Any], pd.DataFrame], **prepare_args: Any
+) -> dict[str, tuple[SKData, pd.DataFrame, str]]:
+    """Each data set switched on, loaded and coded by `prepare`, with its raw frame and the table's
+    label of it.
+
+    Parameters
+    ----------
+    codings : mapping
+        Data set -> its coding block (None: switched off): ``dataset`` (the loader's block, a
+        ``name`` and its parameters), ``role`` (not used here), and `prepare`'s ``confidential``,
+        ``sk``, ``round_to``, ``unit``, ``top_code``, ``drop_missing``, ``n_records`` and
+        ``subsample_seed``.
+    load : callable
+        ``load(dataset block) -> DataFrame`` (e.g. ``RunContext.dataset``, which caches).
+    **prepare_args
+        The rest of `prepare`'s arguments (``sk_sizes``, ``max_sets``), the same for every data set.
+
+    Returns
+    -------
+    dict
+        Data set -> ``(SKData, frame, label)``, in the order of ``codings``; the label names the data
+        set, whether it is generated (`privlab.datasets.is_synthetic`), its size (and, where records
+        without a confidential value are dropped, how many have one) and its confidential attribute.
+
+    Raises
+    ------
+    PrivlabError
+        When every coding is None, a coding lacks its ``dataset`` block, ``load`` is not a function
+        or `prepare` refuses its arguments.
+    """
+    if not isinstance(codings, Mapping):
+        raise PrivlabError(f"codings must be a mapping of data-set names to coding blocks, got {codings!r}")
+    if not callable(load):
+        raise PrivlabError(f"load must be a function (a dataset block -> its records), got {load!r}")
+    found = {}
+    for ds, spec in codings.items():
+        if spec is None:
+            continue
+        if not isinstance(spec, Mapping) or not isinstance(spec.get("dataset"), Mapping):
+            raise PrivlabError(f"codings[{ds!r}] must be a coding block with a dataset block, got {spec!r}")
+        frame = load(spec["dataset"])
+        coding = {k: v for k, v in spec.items() if k not in ("dataset", "role")}  # confidential, sk, ...
+        kind = "SYNTHETIC" if datasets.is_synthetic(**spec["dataset"]) else "real"
+        n = f"n={spec['n_records'] or 'all'}"
+        if spec["drop_missing"]:
+            n += f" of {int(frame[spec['confidential']].notna().sum())} with {spec['confidential']}"
+        label = f"{spec['dataset']['name']} ({kind}, {n}, confidential={spec['confidential']})"
+        found[ds] = (prepare(frame, **prepare_args, **coding), frame, label)
+    if not found:
+        raise PrivlabError("datasets must switch on at least one data set (a block that is not null)")
+    return found

@@ -25,9 +25,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .._validation import PrivlabError, check_array, check_int, check_real
 from ..formula_case import Case
+from .measure import cae
+from .noise import noise_max
 
 __all__ = [
     "Case",
@@ -51,6 +54,9 @@ __all__ = [
     "base_case_order",
     "eps_max_statement",
     "area_integral",
+    "coverings",
+    "PRINTED_FORMULAS",
+    "formula_table",
 ]
 
 # enumerating coverings costs 2^(n-1) per instance
@@ -679,3 +685,90 @@ def coverings(values: Any, eps: float, *, maximal: bool = False) -> list[list[li
             continue
         out.append([x[a:b].tolist() for a, b in groups])
     return out
+
+
+PRINTED_FORMULAS = ("H0", "sampling", "query_count", "interval")  # the formulas formula_table reads as printed
+
+
+def formula_table(
+    printed: Mapping[str, str],
+    values: Sequence[float],
+    probs: Sequence[float],
+    appendix: Mapping[float, float],
+    salary: Mapping[str, int],
+    sampling_instance: Mapping[str, float],
+    *,
+    instances: int,
+    n_values: Sequence[int],
+    q_values: Sequence[int],
+    noise_levels: Sequence[float],
+    domain_sizes: Sequence[int],
+    M_values: Sequence[int],
+) -> pd.DataFrame:
+    """Every displayed formula of the seed re-derived, one row per formula (`Case.row`).
+
+    The measure (`privlab.cae.cae`, for the area) and the noise rule (`privlab.cae.noise_max`) are
+    handed to their checkers as the functions audited; every other formula is checked on its own.
+
+    Parameters
+    ----------
+    printed : mapping
+        The formulas as the seed prints them (sympy strings), one per name in `PRINTED_FORMULAS`.
+    values, probs : sequence of float
+        The appendix example's values and their probabilities.
+    appendix : mapping
+        eps -> the H(eps) the appendix prints (for the problem statement).
+    salary : mapping
+        The salary domain of Section 5's interval probabilities: ``low`` to ``high`` (inclusive) by ``step``.
+    sampling_instance : mapping
+        One numeric instance of the sampling formula's symbols.
+    instances : int
+        Brute-forced distributions per randomised check.
+    n_values, q_values : sequence of int
+        The records and query-set sizes of the query-count and query-rank checks.
+    noise_levels, domain_sizes, M_values : sequence
+        The noise levels, domain sizes and maximum noises of the noise checks.
+
+    Returns
+    -------
+    DataFrame
+        ``key`` (the formula) and the columns of `Case.row`.
+    """
+    if not isinstance(printed, Mapping):
+        raise PrivlabError(f"printed must be a mapping of formula names to printed formulas, got {printed!r}")
+    missing = [k for k in PRINTED_FORMULAS if k not in printed]
+    if missing:
+        raise PrivlabError(f"printed must hold the formulas {', '.join(PRINTED_FORMULAS)}; missing {missing}")
+    x, q = list(values), list(probs)
+    seen = {float(e): float(v) for e, v in appendix.items()}
+    instance = dict(sampling_instance)
+    if not isinstance(salary, Mapping) or any(k not in salary for k in ("low", "high", "step")):
+        raise PrivlabError(f"salary must be a mapping with low, high and step, got {salary!r}")
+    low, high = check_int("salary.low", salary["low"]), check_int("salary.high", salary["high"])
+    domain = list(range(low, high + 1, check_int("salary.step", salary["step"], low=1)))
+    ns, qs = list(n_values), list(q_values)
+    sizes, ms = list(domain_sizes), list(M_values)
+
+    def area(a: Any, b: Any) -> float:
+        return cae(a, b)[1]
+
+    cases = {
+        "H0": shannon_h0(printed["H0"], q),
+        "maximised": problem_statement(x, q, seen),
+        "eps_max": eps_max_statement(x, q),
+        "area": area_integral(area, instances=instances),
+        "recurrence": recurrence(instances=instances),
+        "base_cases": base_case_order(x, q),
+        "algorithm1": algorithm1(instances=instances),
+        "sampling": sampling_probability(printed["sampling"], instance),
+        "sampling_total": sampling_total(printed["sampling"], instance),
+        "query_count": query_count(printed["query_count"], ns, qs),
+        "query_rank": query_rank(ns, qs),
+        "bounds_order": reversed_bounds(domain),
+        "interval": interval_probability(printed["interval"], domain),
+        "interval_index": interval_probability(printed["interval"], list(range(1, len(domain) + 1))),
+        "noise_max": noise_max_rule(noise_max, list(noise_levels), sizes),
+        "noise_support": noise_support(ms),
+        "noise_interval": noise_interval(sizes, ms),
+    }
+    return pd.DataFrame([{"key": k, **c.row()} for k, c in cases.items()])

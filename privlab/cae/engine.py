@@ -229,6 +229,7 @@ def run_series(
     seed_sequence: Callable[..., np.random.SeedSequence],
     map_fn: Callable[[Callable[..., Any], list], list] | None = None,
     lp_check_records: int = 0,
+    labels: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Every data set x technique x level x repetition, summarised (`summarise`).
 
@@ -247,6 +248,9 @@ def run_series(
         ``map(fn, items) -> list`` in order, e.g. a parallel map (``RunContext.map``); serial otherwise.
     lp_check_records : int
         Query restriction: records per shuffle whose bounds the checker re-derives by LP.
+    labels : mapping, optional
+        Data-set name -> the table's label of it (e.g. from `privlab.cae.code_datasets`), shown in a
+        last column ``data``.
     """
     R = check_int("repetitions", repetitions, low=1, high=10_000)
     check_instance("data", data, Mapping, "a mapping of data-set names to SKData")
@@ -261,6 +265,8 @@ def run_series(
     if map_fn is not None:
         check_callable("map_fn", map_fn)
     lp_check_records = check_int("lp_check_records", lp_check_records, low=0, high=10_000)
+    if labels is not None and (not isinstance(labels, Mapping) or any(ds not in labels for ds in data)):
+        raise PrivlabError(f"labels must map every data set of data to its label, got {labels!r}")
     series = [(label, float(level), t) for label, t in techniques for level in t.levels]
     if len({s[:2] for s in series}) < len(series):
         raise PrivlabError("mechanism: two techniques with the same label share a level; give one another label")
@@ -271,4 +277,5 @@ def run_series(
                 args = (d, technique, level, rep, seed_sequence(ds, label, level, rep), lp_check_records)
                 tasks.append(({"dataset": ds, "technique": label, "param": level}, args))
     chunks = map_fn(labelled_rows, tasks) if map_fn is not None else [labelled_rows(t) for t in tasks]
-    return summarise(pd.DataFrame([r for chunk in chunks for r in chunk]), R)
+    table = summarise(pd.DataFrame([r for chunk in chunks for r in chunk]), R)
+    return table if labels is None else table.assign(data=table.dataset.map(dict(labels)))

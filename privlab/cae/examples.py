@@ -10,6 +10,7 @@ range is the distance between them, centred on ``X0 = avg``; H(eps) is 1 bit bel
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ import pandas as pd
 from .._validation import PrivlabError, check_real
 from .measure import cae, entropy_curve, min_entropy
 
-__all__ = ["salary_pair", "integer_steps"]
+__all__ = ["salary_pair", "salary_table", "integer_steps"]
 
 
 def salary_pair(maximum: float, average: float, *, unit: float = 1.0) -> dict[str, Any]:
@@ -63,7 +64,49 @@ def salary_pair(maximum: float, average: float, *, unit: float = 1.0) -> dict[st
     }
 
 
-def integer_steps(values: Any, probs: Any) -> pd.DataFrame:
+def salary_table(examples: Mapping[str, Mapping[str, Any]], *, unit: float = 1.0) -> pd.DataFrame:
+    """Section 3's examples side by side (Table 1, Figure 1): `salary_pair` of each, one row per
+    breakpoint of its H(eps).
+
+    Parameters
+    ----------
+    examples : mapping
+        Example name -> its ``label``, ``group``, ``maximum`` and ``average`` (Table 1's answers).
+    unit : float
+        Every value is divided by it (1000: thousands).
+
+    Returns
+    -------
+    DataFrame
+        ``example, label, group, eps, H, low, high, maximum, average`` (the answers in ``unit``s),
+        then the example's ``other, H0, DR, X0, half_range, range, area`` (see `salary_pair`).
+    """
+    if not isinstance(examples, Mapping) or not examples:
+        raise PrivlabError(f"examples must be a non-empty mapping of example names to their answers, got {examples!r}")
+    u = check_real("unit", unit, low=0, low_open=True)
+    rows = []
+    for ex, e in examples.items():
+        missing = [k for k in ("label", "group", "maximum", "average") if not isinstance(e, Mapping) or k not in e]
+        if missing:
+            raise PrivlabError(f"examples[{ex!r}] must have label, group, maximum and average; missing {missing}")
+        r = salary_pair(e["maximum"], e["average"], unit=u)
+        low, high = r["candidates"]
+        keep = {k: r[k] for k in ("other", "H0", "DR", "X0", "half_range", "range", "area")}
+        for eps, h in zip(r["eps"], r["H"]):
+            row = {
+                "example": ex,
+                "label": e["label"],
+                "group": e["group"],
+                "eps": eps,
+                "H": h,
+                "low": low,
+                "high": high,
+            }
+            rows.append({**row, "maximum": e["maximum"] / u, "average": e["average"] / u, **keep})
+    return pd.DataFrame(rows)
+
+
+def integer_steps(values: Any, probs: Any, printed: Mapping[int, float] | None = None) -> pd.DataFrame:
     """H(eps) at every integer eps from 0 to the last breakpoint (the appendix's worked example,
     Figure 3): the paper's dynamic program beside the exact step function.
 
@@ -71,14 +114,19 @@ def integer_steps(values: Any, probs: Any) -> pd.DataFrame:
     ----------
     values, probs : array_like
         The candidate values and their probabilities (validated by `entropy_curve`).
+    printed : mapping, optional
+        Integer eps -> the H(eps) the paper prints there: shown in a column ``printed_H`` (NaN
+        where it prints none).
 
     Returns
     -------
     DataFrame
         One row per integer ``eps``: ``H`` (`min_entropy`), ``H_curve`` (the step function of
         `entropy_curve` at ``eps``), ``breakpoint`` (whether ``eps`` is one of its breakpoints),
-        and the CAE pair ``H0``, ``area`` (the same on every row).
+        (``printed_H``,) and the CAE pair ``H0``, ``area`` (the same on every row).
     """
+    if printed is not None and not isinstance(printed, Mapping):
+        raise PrivlabError(f"printed must be a mapping of integer eps to printed H(eps), got {printed!r}")
     steps, h_steps = entropy_curve(values, probs)
     H0, area = cae(values, probs)
     rows = []
@@ -94,4 +142,8 @@ def integer_steps(values: Any, probs: Any) -> pd.DataFrame:
                 "area": area,
             }
         )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    if printed is not None:
+        shown = {int(e): float(v) for e, v in printed.items()}
+        table.insert(table.columns.get_loc("H0"), "printed_H", table.eps.map(shown))
+    return table

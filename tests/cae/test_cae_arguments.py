@@ -7,7 +7,8 @@ import pytest
 
 from privlab import PrivlabError, cae, registry
 from privlab.cae import derivations as dv
-from privlab.cae import query_restriction
+from privlab.cae import query_restriction, verdicts
+from privlab.cae.examples import integer_steps
 from privlab.runner import compose, make_context, run_table
 
 X, P = [1, 3, 8, 9], [0.15, 0.10, 0.70, 0.05]
@@ -16,6 +17,14 @@ DF = pd.DataFrame({"c": RNG.integers(1, 6, 30), "a": RNG.integers(0, 3, 30), "b"
 DATA = cae.prepare(DF, "c", ["a", "b"], [0, 1])
 UNIFORM = [0.5, 0.5]
 MOMENTS = cae.unique_noise(20, np.arange(5.0))
+GRIDS = {"instances": 1, "n_values": [4], "q_values": [2], "noise_levels": [10], "domain_sizes": [5], "M_values": [2]}
+FORMULAS = dict.fromkeys(dv.PRINTED_FORMULAS, "p")
+STEPS = integer_steps(X, P)
+PAIRS = cae.salary_table({"a": {"label": "A", "group": "g", "maximum": 107, "average": 78.5}})
+SDC_TABLE = cae.run_series(
+    {"d": DATA}, [("s", cae.SamplingTechnique([50]))], 2, seed_sequence=lambda *k: 0, labels={"d": "D"}
+)
+SDC_BLOCKS = {"printed": {}, "limits": {}, "techniques": {}, "datasets": {"d": {"role": "D"}}, "lp_check_records": 0}
 
 
 def _acs_like(n=20, missing=True):
@@ -46,6 +55,11 @@ CASES = [
     (lambda: cae.group_ids("df", ["a"]), "df must be a pandas DataFrame"),
     (lambda: cae.group_ids(DF, "a"), "attributes must be a list"),
     (lambda: cae.distinct_values([1, 2], exclude=3), "exclude must be a list"),
+    (lambda: cae.domain_table("rows", {}, {}), "rows must be a mapping"),
+    (lambda: cae.domain_table({"a": {"d": "c"}}, {}, {}), "printed must have an entry for every attribute"),
+    (lambda: cae.code_datasets(["pums"], lambda b: DF), "codings must be a mapping"),
+    (lambda: cae.code_datasets({"d": {"role": "x"}}, lambda b: DF), r"codings\['d'\] must be a coding block"),
+    (lambda: cae.code_datasets({"d": None}, "load"), "load must be a function"),
     (lambda: cae.prepare(DF, "c", ["a"], [0, 1], round_to=0), r"round_to must be an integer in \[1"),
     (lambda: cae.prepare(DF, "c", ["a"], [0, 1], n_records=0), r"n_records must be an integer in \[1"),
     (lambda: cae.prepare(DF, "c", ["a"], [0, 1], n_records=10**7), "n_records must be"),
@@ -62,6 +76,9 @@ CASES = [
     (lambda: cae.salary_pair(100, 200), "average must be in"),
     (lambda: cae.salary_pair(100, 100), "must differ"),
     (lambda: cae.salary_pair(100, 50, unit=0), "unit must be in"),
+    (lambda: cae.salary_table({}), "examples must be a non-empty mapping"),
+    (lambda: cae.salary_table({"a": {"maximum": 2, "average": 1}}), r"examples\['a'\] must have label"),
+    (lambda: integer_steps(X, P, printed=[1.3]), "printed must be a mapping"),
     # intruder models
     (lambda: cae.sampling_probs([0], [0], [True], 10**6, 1000), "GiB"),
     (lambda: cae.sampling_probs([0, 1], [0], [True, False], 2, 3), "same length"),
@@ -115,6 +132,7 @@ CASES = [
     (lambda: cae.run_series({"d": DATA}, [], 1, seed_sequence=3), "seed_sequence must be a function"),
     (lambda: cae.run_series({"d": "x"}, [], 1, seed_sequence=lambda *k: 0), r"data\['d'\] must be an SKData"),
     (lambda: cae.run_series({"d": DATA}, [], 10**5, seed_sequence=lambda *k: 0), "repetitions must be"),
+    (lambda: cae.run_series({"d": DATA}, [], 1, seed_sequence=lambda *k: 0, labels={}), "labels must map every"),
     # the derivations
     (lambda: dv.sampling_probability("f/", {"f": 1, "Ms": 1, "Mo": 2, "D": 3}), "not a formula sympy can read"),
     (lambda: dv.query_count("floor(2*n/Q) - 1 + x", [4], [2]), "unknown symbol"),
@@ -124,6 +142,21 @@ CASES = [
     (lambda: dv.recurrence(instances=0), "instances must be"),
     (lambda: dv.noise_support([3]), "M_values must be even"),
     (lambda: dv.query_rank([1000], [2]), "n_values"),
+    (lambda: dv.formula_table("H0", X, P, {}, {}, {}, **GRIDS), "printed must be a mapping of formula names"),
+    (lambda: dv.formula_table({"H0": "p"}, X, P, {}, {}, {}, **GRIDS), "printed must hold the formulas"),
+    (lambda: dv.formula_table(FORMULAS, X, P, {}, {"low": 1}, {}, **GRIDS), "salary must be a mapping with low"),
+    (lambda: dv.formula_table(FORMULAS, X, P, {}, {"low": 1, "high": 5, "step": 0}, {}, **GRIDS), "salary.step"),
+    # the verdicts
+    (lambda: verdicts.example("df", printed={}, x=X, p=P, limits={}), "df must be a DataFrame"),
+    (lambda: verdicts.example(STEPS, printed={}, x=X, p=[0.5, 0.6], limits={}), "p must sum to 1"),
+    (lambda: verdicts.table1_fig1(STEPS, printed={}, limits={}), "df must have the columns example"),
+    (lambda: verdicts.table1_fig1(PAIRS.iloc[:1], printed={}, limits={}), "df must hold two examples"),
+    (lambda: verdicts.formulas(STEPS, printed={}), "df must have the columns key"),
+    (lambda: verdicts.sdc(STEPS, **SDC_BLOCKS), "df must have the columns dataset"),
+    (lambda: verdicts.fig2_sampling(SDC_TABLE, **{**SDC_BLOCKS, "limits": 3}), "limits must be a mapping"),
+    (lambda: verdicts.fig2_query_restriction(SDC_TABLE, **{**SDC_BLOCKS, "datasets": {}}), "datasets must have a"),
+    (lambda: verdicts.fig4_noise(SDC_TABLE, **{**SDC_BLOCKS, "techniques": {"s": 1}}), r"techniques\['s'\] must"),
+    (lambda: verdicts.table2_data(STEPS, printed={}), "df must have the columns attribute"),
 ]
 
 

@@ -193,6 +193,70 @@ def test_prepare_codes_rounds_and_groups():
         cae.prepare(df, "pay", ["sex"], [2])
 
 
+def _coding(**kw):
+    block = {"dataset": {"name": "pums", "n": 60, "seed": 0}, "role": "PUMS", "confidential": "salary"}
+    block.update(sk=["sex", "age"], round_to=None, unit=None, top_code=None, drop_missing=False)
+    return {**block, "n_records": None, "subsample_seed": 0, **kw}
+
+
+def test_code_datasets_loads_codes_and_labels_each_data_set_switched_on():
+    frame = _frame(60).rename(columns={"edu": "age"})
+    loaded = []
+
+    def load(block):
+        loaded.append(dict(block))
+        return frame
+
+    found = cae.code_datasets({"pums": _coding(), "off": None}, load, sk_sizes=[0, 1])
+    assert list(found) == ["pums"] and loaded == [{"name": "pums", "n": 60, "seed": 0}]
+    data, raw, label = found["pums"]
+    assert raw is frame and data.n == 60 and data.columns == ("salary", "sex", "age")
+    assert label == "pums (SYNTHETIC, n=all, confidential=salary)"
+    real = cae.code_datasets({"a": _coding(dataset={"name": "adult"}, n_records=40)}, load, sk_sizes=[0])
+    assert real["a"][2] == "adult (real, n=40, confidential=salary)" and real["a"][0].n == 40
+    with pytest.raises(PrivlabError, match="switch on at least one data set"):
+        cae.code_datasets({"pums": None}, load, sk_sizes=[0])
+    with pytest.raises(PrivlabError, match="load must be a function"):
+        cae.code_datasets({"pums": _coding()}, frame, sk_sizes=[0])
+
+
+def test_domain_table_sets_table_2_beside_each_data_sets_domain():
+    frame = _frame(60)
+    data = cae.prepare(frame, "salary", ["sex", "edu"], [0])
+    rows = {"salary": {"pums": "salary", "acs": None}, "sex": {"pums": "sex", "acs": "sex", "acs_exclude": [2]}}
+    printed = {
+        "salary": {"min": 10, "max": 250, "rounding": 10, "values": 25},
+        "sex": {"min": 1, "max": 2, "rounding": None, "values": 2},
+    }
+    t = cae.domain_table(rows, printed, {"pums": (data, frame, "P"), "acs": (data, frame, "A")})
+    assert list(t.attribute) == ["salary", "sex"] and list(t.derived_values) == [25, 2]
+    assert t.printed_rounding[0] == 10 and t.pums_values[1] == 2 and t.pums_data[0] == "P"
+    assert t.pums_min[0] == frame.salary.min() and t.pums_max[0] == frame.salary.max()
+    assert t.pums_raw_distinct[1] == 2 and t.acs_raw_distinct[1] == 1  # code 2 not counted
+    assert pd.isna(t.acs_column[0]) and t.acs_column[1] == "sex"
+    only = cae.domain_table(rows, printed, {"pums": (data, frame, "P")})
+    assert not any(c.startswith("acs_") for c in only.columns)
+    with pytest.raises(PrivlabError, match="printed must have an entry"):
+        cae.domain_table(rows, {"salary": printed["salary"]}, {})
+    with pytest.raises(PrivlabError, match="must be a coded column"):
+        cae.domain_table({"sex": {"pums": "age"}}, printed, {"pums": (data, frame, "P")})
+
+
+def test_run_series_labels_each_data_set_in_a_last_column():
+    data = cae.prepare(_frame(30), "salary", ["sex"], [0, 1])
+    tech = [("sampling", cae.SamplingTechnique(levels=[50]))]
+
+    def seeds(*key):
+        return np.random.SeedSequence(1)
+
+    plain = cae.run_series({"d": data}, tech, 2, seed_sequence=seeds)
+    labelled = cae.run_series({"d": data}, tech, 2, seed_sequence=seeds, labels={"d": "the data"})
+    pd.testing.assert_frame_equal(labelled.drop(columns="data"), plain)
+    assert labelled.columns[-1] == "data" and set(labelled.data) == {"the data"}
+    with pytest.raises(PrivlabError, match="labels must map every data set"):
+        cae.run_series({"d": data}, tech, 2, seed_sequence=seeds, labels={"e": "x"})
+
+
 def test_techniques_as_mechanisms():
     from privlab import mechanisms
 

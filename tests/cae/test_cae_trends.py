@@ -1,5 +1,6 @@
 """The library pieces the CAE experiments check Section 6's trends and the worked examples with:
-`privlab.cae.trends`, `privlab.cae.examples.integer_steps` and `privlab.cae.data.count_values`."""
+`privlab.cae.trends`, `privlab.cae.examples` (`integer_steps`, `salary_table`) and
+`privlab.cae.data.count_values`."""
 
 import math
 
@@ -11,7 +12,7 @@ from privlab import cae
 from privlab._validation import PrivlabError
 from privlab.cae import trends
 from privlab.cae.data import count_values
-from privlab.cae.examples import integer_steps
+from privlab.cae.examples import integer_steps, salary_table
 from privlab.stats import family_z
 
 
@@ -80,6 +81,33 @@ def test_integer_steps_of_the_appendix_example():
     assert set(t.eps[t.breakpoint]) == {0, 1, 2, 5, 6, 7, 8}  # 0 and the pairwise differences of x
     H0, area = cae.cae(x, p)
     assert (t.H0 == H0).all() and (t.area == area).all()
+
+
+def test_integer_steps_shows_the_printed_values_beside_the_dp():
+    printed = {0: "1.319", 2: 0.811}
+    t = integer_steps([1, 3, 8, 9], [0.15, 0.10, 0.70, 0.05], printed=printed)
+    assert list(t.columns) == ["eps", "H", "H_curve", "breakpoint", "printed_H", "H0", "area"]
+    assert t.printed_H[0] == 1.319 and t.printed_H[2] == 0.811 and t.printed_H.isna().sum() == len(t) - 2
+    with pytest.raises(PrivlabError, match="printed must be a mapping"):
+        integer_steps([1, 3], [0.5, 0.5], printed=[1.0])
+
+
+def test_salary_table_is_salary_pair_of_each_example_per_breakpoint():
+    examples = {"a": {"label": "A", "group": "g1", "maximum": 107_000, "average": 78_500}}
+    examples["b"] = {"label": "B", "group": "g2", "maximum": 120_000, "average": 110_000}
+    t = salary_table(examples, unit=1000)
+    assert list(t.columns[:9]) == ["example", "label", "group", "eps", "H", "low", "high", "maximum", "average"]
+    for ex, e in examples.items():
+        r = cae.salary_pair(e["maximum"], e["average"], unit=1000)
+        rows = t[t.example == ex]
+        assert list(rows.eps) == list(r["eps"]) and list(rows.H) == list(r["H"])
+        assert (rows.area == r["area"]).all() and (rows.other == r["other"]).all()
+        assert (rows.maximum == e["maximum"] / 1000).all() and (rows.low == min(r["candidates"])).all()
+    assert t[t.example == "a"].other.iloc[0] == 50.0  # 2 * 78.5 - 107
+    with pytest.raises(PrivlabError, match="missing"):
+        salary_table({"a": {"label": "A", "maximum": 1, "average": 1}})
+    with pytest.raises(PrivlabError, match="unit must be in"):
+        salary_table(examples, unit=0)
 
 
 def test_count_values_is_table_2s_rule():

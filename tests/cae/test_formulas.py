@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privlab import cae
+from privlab import PrivlabError, cae
 from privlab import claims as cl
 from privlab.cae import derivations as dv
 from privlab.runner import compose
@@ -103,6 +103,22 @@ def test_coverings_of_the_problem_statement_give_the_appendix_values():
     assert dv.coverings(X, 5, maximal=True) == [[[1.0, 3.0], [8.0, 9.0]], [[1.0], [3.0, 8.0], [9.0]]]
     assert dv.coverings(X, 1, maximal=True) == [[[1.0], [3.0], [8.0, 9.0]]]
     assert len(dv.coverings(X, 0)) == 1 and len(dv.coverings(X, 8)) == 8  # 2^(n-1) once every window fits
+
+
+def test_formula_table_has_one_row_per_formula_and_catches_an_altered_printed_one():
+    cfg = compose("cae/formulas", ["grids.instances=3"])
+    printed = {k: cfg.printed[k].value for k in dv.PRINTED_FORMULAS}
+    args = (X, P, APPENDIX, cfg.salary_domain, INSTANCE)
+    t = dv.formula_table(printed, *args, **cfg.grids)
+    assert list(t.key) == [k for k in cfg.printed if k != "crossref"]
+    match = dict(zip(t.key, t.match))
+    assert match["H0"] and match["query_count"] and not match["sampling"]  # Section 5's * |D|
+    altered = dv.formula_table({**printed, "query_count": "floor(2*n/Q)"}, *args, **cfg.grids)
+    assert not dict(zip(altered.key, altered.match))["query_count"]
+    with pytest.raises(PrivlabError, match="printed must hold the formulas"):
+        dv.formula_table({"H0": printed["H0"]}, *args, **cfg.grids)
+    with pytest.raises(PrivlabError, match="salary must be a mapping"):
+        dv.formula_table(printed, X, P, APPENDIX, SALARY, INSTANCE, **cfg.grids)
 
 
 def test_paper_profile_runs_the_printed_parameters():
