@@ -17,12 +17,17 @@ mechanisms   the sanitizers with their adversaries as mechanisms of kind ``sanit
              (`AuxOnly`, `RecursiveHistogram`, `Perturbation`, `HistogramPlusPerturbation`,
              `BadSanitizer`)
 simulation   Monte Carlo engines: `attack`, `cube_attack`, `holdout_attack`, `bad_sanitizer_rows`
+sweeps       the experiments' grids of engine calls as tables (`results_table`, `c_T_table`,
+             `bad_sanitizer_table`, `real_data_table`, `utility_table`), seeded per cell
 rates        success-rate columns (binomial s.e., Wilson bound) and the fitted decay in d
              (`fit_decay`: binomial maximum likelihood, zeros included, profile interval)
 checkers     independent checks of the releases (histogram, exact columns, noise lengths)
-data         the uniform cube and Gaussian mixture (from `privlab.datasets.simulated`), `scale_to_cube`
+data         the uniform cube and Gaussian mixture (from `privlab.datasets.simulated`), `scale_to_cube`,
+             `numeric_records`
 utility      k-means, box counts, column means of a release (`utility_rows`, `mixture_utility`)
 figures      the experiments' figures
+derivations  the talk's displayed formulas re-derived (`formula_table`)
+verdicts     the experiments' claims, one function per experiment
 ===========  ===========================================================================
 
 Every function is pure: arrays and a seed in, arrays out.
@@ -30,7 +35,7 @@ Every function is pure: arrays and a seed in, arrays out.
 
 from .adversaries import adversary_cell_centre, adversary_cell_uniform, adversary_column_midpoint, aux_only_queries
 from .checkers import check_histogram_release, exact_columns, perturbation_noise_ratios
-from .data import SCALINGS, gaussian_mixture, scale_to_cube, uniform_cube
+from .data import SCALINGS, gaussian_mixture, numeric_records, scale_to_cube, uniform_cube
 from .distances import KDTREE_MAX_D, DistanceIndex
 from .histogram import MAX_DEPTH, Histogram, Leaf, build_histogram, recursive_histogram
 from .mechanisms import (
@@ -73,6 +78,7 @@ from .sanitizers import (
     perturb_release,
 )
 from .simulation import SEED_NAMES, attack, bad_sanitizer_rows, cube_attack, holdout_attack, seed_names
+from .sweeps import bad_sanitizer_table, c_T_table, real_data_table, results_table, stream_seeds, utility_table
 from .utility import (
     box_fraction_histogram,
     box_fraction_points,
@@ -131,6 +137,12 @@ __all__ = [
     "holdout_attack",
     "bad_sanitizer_rows",
     "seed_names",
+    "stream_seeds",
+    "results_table",
+    "c_T_table",
+    "bad_sanitizer_table",
+    "real_data_table",
+    "utility_table",
     "rate_columns",
     "wilson_upper",
     "exact_upper",
@@ -147,6 +159,7 @@ __all__ = [
     "uniform_cube",
     "gaussian_mixture",
     "scale_to_cube",
+    "numeric_records",
     "kmeans",
     "kmeans_cost",
     "box_fraction_histogram",

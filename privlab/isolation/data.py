@@ -2,19 +2,21 @@
 
 The talk's distribution D, the uniform cube, and the clustered data of the utility
 experiment are generators of `privlab.datasets.simulated` (re-exported here); real data
-(Adult's numeric columns) is made "well-rounded" by `scale_to_cube`.
+(Adult's numeric columns, `numeric_records`) is made "well-rounded" by `scale_to_cube`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from .._validation import check_array, check_choice, rng_from
+from .._validation import PrivlabError, check_array, check_choice, check_int, rng_from
 from ..datasets.simulated import gaussian_mixture, uniform_cube
 
-__all__ = ["uniform_cube", "gaussian_mixture", "scale_to_cube", "SCALINGS"]
+__all__ = ["uniform_cube", "gaussian_mixture", "numeric_records", "scale_to_cube", "SCALINGS"]
 
 SCALINGS = ("minmax", "rank")
 
@@ -62,3 +64,42 @@ def scale_to_cube(
         lo, hi = col.min(), col.max()
         out[:, j] = low + (high - low) * ((col - lo) / (hi - lo) if hi > lo else 0.5)
     return np.clip(out, low, high)
+
+
+def numeric_records(
+    frame: pd.DataFrame, columns: Sequence[str], n_rows: int | None = None, seed: Any = None, *, name: str = "the data"
+) -> np.ndarray:
+    """The records of a data set with every one of ``columns`` present, as a float array.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The data set.
+    columns : sequence of str
+        Numeric columns of ``frame``, in the order of the array's columns.
+    n_rows : int or None
+        Keep a uniformly random ``n_rows`` of the complete records (all when None or more).
+    seed : int, SeedSequence or Generator
+        For the choice of rows.
+    name : str
+        The data set's name, for the error message.
+
+    Returns
+    -------
+    array (N, len(columns))
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise PrivlabError(f"frame must be a DataFrame, got {type(frame).__name__}")
+    if isinstance(columns, str) or not isinstance(columns, Sequence) or len(columns) == 0:
+        raise PrivlabError(f"columns must be a non-empty list of column names, got {columns!r}")
+    missing = [col for col in columns if col not in frame.columns]
+    if missing:
+        raise PrivlabError(f"columns must be numeric columns of {name}; unknown: {missing}")
+    try:
+        records = frame[list(columns)].dropna().to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        raise PrivlabError(f"columns must be numeric columns of {name}; got non-numeric values") from None
+    if n_rows is not None:
+        n_rows = check_int("n_rows", n_rows, low=1)
+        records = records[rng_from(0 if seed is None else seed).permutation(records.shape[0])[:n_rows]]
+    return records

@@ -8,19 +8,25 @@ derived expressions, both at a numeric instance, and whether they match. A delib
 altered printed formula (an operator flipped, a term dropped) is caught as a mismatch
 (``tests/isolation/test_formulas.py``). Nothing here calls the code it checks, except where
 a case is *about* privlab's code (`noise_law_cases` also compares `expected_noise_length_ratio`).
+`formula_table` runs every checker on the config's printed formulas and instances.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import sympy as sp
 
 from .._validation import PrivlabError, check_int, check_real
 from ..formula_case import Case
+from ._checks import check_mapping
+from .metric import t_radius
+from .sanitizers import expected_noise_length_ratio
 
 __all__ = [
     "Case",
@@ -33,6 +39,7 @@ __all__ = [
     "case1_count_case",
     "union_bound_case",
     "t_radius_case",
+    "formula_table",
 ]
 
 d, s, c, r, t, scale, n, b, T_ = sp.symbols("d s c r t scale n b T", positive=True)
@@ -207,3 +214,66 @@ def t_radius_case(T: int, n_: int, d_: int, code: Any) -> Case:
     at = {"T": float(T), "n": float(n_), "d": float(d_)}
     return Case("t_radius", "|B(x, t_x)| = T, t_x smallest", "T-th smallest ||x - y|| over y in RDB (x included)",
                 _show(at), float(got[0]), float(brute[0]), ok, f"every one of {n_} rows")  # fmt: skip
+
+
+FORMULAS = (  # the printed formulas formula_table reads
+    "noise_mean",
+    "noise_square",
+    "ball_ratio",
+    "ball_bound",
+    "cell_split",
+    "universe",
+    "case1_distance",
+    "case1_count",
+    "union_bound",
+    "per_point",
+)
+
+
+def formula_table(
+    formulas: Mapping[str, str],
+    instance: Mapping[str, float],
+    case1: Mapping[str, Any],
+    radius: Mapping[str, int],
+    n_of_d: str,
+) -> pd.DataFrame:
+    """Every displayed formula of the talk beside its derivation: one row per case, in the talk's order.
+
+    Parameters
+    ----------
+    formulas : mapping
+        The printed formulas (sympy strings), keyed by `FORMULAS`.
+    instance : mapping
+        The numeric instance of the symbolic rows: ``d``, ``c``, ``s``, ``t``, ``scale``, ``n``, ``b``.
+    case1 : mapping
+        ``T``, ``d``, ``c`` of Case 1's count (`case1_count_case`).
+    radius : mapping
+        ``T``, ``n``, ``d`` of the T-radius check (`t_radius_case` of privlab's `t_radius`).
+    n_of_d : str
+        A sub-exponential n as a function of d, for the union bound's limit.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``key`` (the case) and the `Case` fields but ``case``.
+    """
+    f = check_mapping("formulas", formulas, FORMULAS)
+    i = check_mapping("instance", instance, ("d", "c", "s", "t", "scale", "n", "b"))
+    k1, tr = check_mapping("case1", case1, ("T", "d", "c")), check_mapping("radius", radius, ("T", "n", "d"))
+    if not isinstance(n_of_d, str):
+        raise PrivlabError(f"n_of_d must be a sympy expression string, got {n_of_d!r}")
+
+    def at(*keys: str) -> dict[str, float]:
+        return {k: check_real(f"instance.{k}", i[k]) for k in keys}
+
+    cases = [
+        *noise_law_cases(f["noise_mean"], f["noise_square"], at("d", "scale", "t"), expected_noise_length_ratio),
+        ball_ratio_case(f["ball_ratio"], f["ball_bound"], at("d", "c")),
+        cell_split_case(f["cell_split"], at("d", "s")),
+        universe_case(f["universe"], "d", at("d", "n")),
+        case1_distance_case(f["case1_distance"], at("c", "d", "s")),
+        case1_count_case(f["case1_count"], k1["T"], k1["d"], k1["c"]),
+        union_bound_case(f["union_bound"], f["per_point"], n_of_d, at("n", "b", "d")),
+        t_radius_case(tr["T"], tr["n"], tr["d"], t_radius),
+    ]
+    return pd.DataFrame([{"key": c.case, **c.row()} for c in cases]).drop(columns="case")

@@ -82,6 +82,38 @@ def test_lemma_for_balls_inside_the_cell():
     assert outer.sum() / inner.sum() == pytest.approx(c**3, rel=0.05)
 
 
+def test_formula_table_runs_every_case_on_the_configs_instances():
+    cfg = runner.compose("isolation/formulas")
+    df = dv.formula_table(cfg.printed.formulas, cfg.instance, cfg.case1, cfg.t_radius, cfg.n_of_d)
+    keys = [k for k in dv.FORMULAS if k not in ("ball_bound", "per_point")]  # two bounds inside other rows
+    assert list(df.key) == [*keys, "t_radius"]
+    assert "case" not in df and set(df.key[~df.match]) == {"universe", "case1_distance", "case1_count"}
+    ball = dv.ball_ratio_case(cfg.printed.formulas.ball_ratio, "2**d", {"d": 10.0, "c": 4.0})
+    assert df.set_index("key").loc["ball_ratio"].to_dict() == {k: v for k, v in ball.row().items() if k != "case"}
+    # a wrong printed formula turns its row
+    altered = {**cfg.printed.formulas, "cell_split": "2*d"}
+    df = dv.formula_table(altered, cfg.instance, cfg.case1, cfg.t_radius, cfg.n_of_d)
+    assert not df.set_index("key").match["cell_split"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"formulas": {"noise_mean": "d"}}, "formulas must give noise_mean"),
+        ({"instance": [1, 2]}, "instance must be a mapping"),
+        ({"radius": {"T": 3, "n": 60}}, "radius must give T, n, d; missing d"),
+        ({"n_of_d": 5}, "n_of_d must be a sympy expression string"),
+        ({"instance": {**AT, "d": "ten"}}, r"instance\.d must be a real number"),
+    ],
+)
+def test_formula_table_bad_arguments(change, message):
+    cfg = runner.compose("isolation/formulas")
+    args = {"formulas": cfg.printed.formulas, "instance": cfg.instance, "case1": cfg.case1}
+    args |= {"radius": cfg.t_radius, "n_of_d": cfg.n_of_d, **change}
+    with pytest.raises(PrivlabError, match=message):
+        dv.formula_table(**args)
+
+
 def test_bad_printed_formula_is_one_clear_error():
     with pytest.raises(PrivlabError, match="printed formula"):
         dv.parse("c**")
