@@ -2,15 +2,10 @@
 displayed formulas re-derived, the description of Adult checked, Figure 5's "same effect as
 eps-DP" made checkable, and real-data twins of Table II and Figure 1 on ACS person records.
 
-The science lives in `privlab.lpb`; the paper's printed values and statements in the
-``printed:`` blocks of ``conf/experiment/lpb/``. This package joins them: config in,
-library calls, a tidy table and the claims out. Its modules, by artifact:
-
-- ``examples``: Table I's worked example and the displayed formulas;
-- ``attributes``: Table II, Figure 1, Section V's description of Adult, and their ACS twins;
-- ``noise``: Figures 2-5's noise ratio, Figure 5's "same effect as eps-DP", the breach simulation.
-
-The registry imports only this package: every module of it is imported here.
+The science and the claims' logic live in `privlab.lpb` (claims: `privlab.lpb.verdicts`), the
+printed values in ``conf/experiment/lpb/``. Modules: ``tables`` (Tables I-II, the formulas, Figure 1,
+Section V's data, the ACS twins) and ``noise`` (Figures 2-5, Figure 5's statement, the breach
+simulation); the registry imports them all through this package.
 """
 
 from __future__ import annotations
@@ -19,6 +14,6 @@ from privlab.registry import Paper
 
 PAPER = Paper("Ouyang, Yin, Liu - Limiting Privacy Breaches in Differential Privacy", seed="003_bcd9c4aebb45eb59.txt")
 
-from . import attributes, examples, noise  # noqa: E402  (registers the experiments; PAPER first)
+from . import noise, tables  # noqa: E402  (registers the experiments; PAPER first)
 
-__all__ = ["PAPER", "attributes", "examples", "noise"]
+__all__ = ["PAPER", "noise", "tables"]

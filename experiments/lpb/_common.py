@@ -1,8 +1,8 @@
-"""What the LPB experiments share: parameter contracts and the attribute helpers."""
+"""What the LPB experiments share: parameter contracts, the configured columns and the calibration."""
 
 from __future__ import annotations
 
-from privlab import PrivlabError, lpb
+from privlab import lpb
 from privlab.params import Int, List, MapOf, Real, Str
 from privlab.registry import Tolerance
 
@@ -17,29 +17,9 @@ GRID = {**ADULT, "n_queries": N_QUERIES, "rho2_grid": List(PROB)}
 CALIBRATION = {"mechanism_kind": "noise_calibration", "one_mechanism": True}  # one rule of conf/mechanism/
 
 
-def summaries(cfg, ctx, attributes) -> dict[str, dict]:
-    """Table II's row (sensitivity, universe, range) of each attribute, from the configured data set."""
-    data = ctx.dataset(cfg.dataset)
-    for a in attributes:
-        if a not in data.columns:
-            raise PrivlabError(f"attributes must be columns of {cfg.dataset.name}; got {a!r}")
-    # records without a value (ACS's "N", not applicable) are left out; Adult's numeric columns have none
-    return {a: lpb.attribute_summary(data[a].dropna().to_numpy(dtype=float)) for a in attributes}
-
-
-def paper_name(cfg, a: str) -> str:
-    """The paper's name for attribute ``a`` (a twin's column stands in for an Adult attribute)."""
-    return str(cfg.stands_for.get(a, a))
-
-
-def stand_in(cfg, a: str) -> str:
-    """The note of a twin's claim: which column stands in for which Adult attribute."""
-    return f"{cfg.dataset.name} column {a} stands in for Adult's {cfg.stands_for[a]}" if a in cfg.stands_for else ""
-
-
-def panels(cfg) -> dict:
-    """The rho1 panels of the configured attributes, in the panels' order."""
-    return {a: list(v) for a, v in cfg.panels.items() if a in cfg.attributes}
+def columns(cfg, ctx) -> dict:
+    """The configured attributes' columns of the configured data set (records without a value left out)."""
+    return lpb.attribute_columns(ctx.dataset(cfg.dataset), cfg.attributes, cfg.dataset.name)
 
 
 def calibration(cfg, ctx):

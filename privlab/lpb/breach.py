@@ -9,14 +9,26 @@ posterior seen beside the exact supremum over all responses (`max_posterior`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
 import numpy as np
+import pandas as pd
 
 from .._validation import PrivlabError, check_array, check_choice, check_int, check_real, rng_from
+from ._grid import MapFn, check_callable, panel_rho1s, run_tasks
 from ._sizes import MAX_CELLS, MAX_DRAWS, check_cells, check_size
 from .adversary import max_posterior, posteriors, query_answers
-from .calibration import check_rhos
+from .calibration import Calibration, check_rhos
 
-__all__ = ["PRIORS", "capped_prior", "breach_simulation", "informed_adversary", "two_point_breach_rate"]
+__all__ = [
+    "PRIORS",
+    "capped_prior",
+    "breach_simulation",
+    "breach_grid",
+    "informed_adversary",
+    "two_point_breach_rate",
+]
 
 PRIORS = ("uniform", "random", "adversarial", "two_point")
 
@@ -136,3 +148,88 @@ def breach_simulation(
         "exact_breach": exact >= rho2 - 1e-12,
         "mc_breach": breaches > 0,
     }
+
+
+def _labelled_row(task: tuple) -> dict[str, Any]:
+    label, args = task
+    return {**label, **breach_simulation(*args)}
+
+
+def breach_grid(
+    columns: Mapping[str, np.ndarray],
+    panels: Mapping[str, Sequence[float]],
+    rho2: float,
+    priors: Sequence[str],
+    eps_factors: Sequence[float],
+    target_index: int,
+    n_responses: int,
+    chunk: int,
+    calibration: Calibration,
+    *,
+    seed_sequence: Callable[..., np.random.SeedSequence],
+    map_fn: MapFn | None = None,
+    log: Callable[[str], None] | None = None,
+) -> pd.DataFrame:
+    """`breach_simulation` at every (attribute, rho1, prior, eps factor): each rho1 of the
+    attribute's panel of Figures 2-4, eps = factor x the calibration's eps.
+
+    A capped prior other than ``two_point`` needs rho1 >= 1/|U| (no prior keeps every value at
+    most rho1 otherwise): those settings are left out, each named through ``log``.
+
+    Parameters
+    ----------
+    columns : mapping
+        Attribute -> its column (`attribute_columns`); the informed adversary of each
+        (`informed_adversary`) misses the record at ``target_index``.
+    panels : mapping
+        Attribute -> the rho1 of each panel.
+    rho2 : float
+        The posterior threshold.
+    priors : sequence of str
+        Capped priors (`PRIORS`).
+    eps_factors : sequence of float
+        Multiples (> 0) of the calibrated eps; above 1 breaches must appear.
+    target_index : int
+        The record the adversary does not know.
+    n_responses, chunk : int
+        Responses per setting, and how many are held at once.
+    calibration : Calibration
+        The rule under test.
+    seed_sequence : callable
+        ``seed_sequence(attribute, rho1, prior, factor)`` -> the setting's SeedSequence.
+    map_fn : callable, optional
+        ``map(fn, items) -> list`` in order; serial otherwise.
+    log : callable, optional
+        Receives one line per setting left out.
+
+    Returns
+    -------
+    DataFrame
+        One row per setting: ``attribute``, ``rho1``, ``rho2``, ``prior``, ``eps_factor``,
+        ``epsilon`` and `breach_simulation`'s columns.
+    """
+    if not isinstance(columns, Mapping) or not columns:
+        raise PrivlabError("columns must be a non-empty mapping of attribute names to columns")
+    r2 = check_real("rho2", rho2, low=0, high=1, low_open=True, high_open=True)
+    kinds = [check_choice("prior", p, PRIORS) for p in priors]
+    factors = [float(f) for f in check_array("eps_factors", eps_factors)]
+    if min(factors) <= 0:
+        raise PrivlabError("eps_factors must all be > 0")
+    if not isinstance(calibration, Calibration):
+        raise PrivlabError(f"calibration must be a privlab.lpb Calibration, got {type(calibration).__name__}")
+    check_callable("seed_sequence", seed_sequence)
+    if log is not None:
+        check_callable("log", log)
+    tasks = []
+    for a, panel in panel_rho1s(panels, list(columns)).items():
+        known, values = informed_adversary(columns[a], target_index)
+        for rho1, prior, factor in ((r, p, f) for r in panel for p in kinds for f in factors):
+            if prior != "two_point" and values.size * rho1 < 1 - 1e-12:  # no prior keeps every value <= rho1
+                if log is not None:
+                    log(f"breach_check: no {prior} prior for {a} at rho1={rho1:g} < 1/|U|")
+                continue
+            eps = factor * calibration.epsilon(values.size, rho1, r2)
+            label = {"attribute": a, "rho1": rho1, "rho2": r2, "prior": prior, "eps_factor": factor, "epsilon": eps}
+            seed = seed_sequence(a, rho1, prior, factor)
+            tasks.append((label, (values, known, rho1, r2, prior, eps, n_responses, chunk, seed)))
+    return pd.DataFrame(run_tasks(_labelled_row, tasks, map_fn))

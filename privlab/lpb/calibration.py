@@ -10,17 +10,21 @@ epsilon directly. The three are mechanisms of the ``conf/mechanism`` group (kind
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from .._validation import PrivlabError, check_int, check_real
+from .example import attribute_summary
 
 __all__ = [
     "amplification_bound",
     "lpb_epsilon",
     "laplace_scale",
     "differential_identifiability_scale",
+    "lambda_table",
     "Calibration",
     "LPBCalibration",
     "DifferentialIdentifiability",
@@ -72,6 +76,47 @@ def differential_identifiability_scale(delta: float, universe_size: int, rho: fl
     """Lee and Clifton's rule, LPB's special case rho1 = 1/|U|: ``delta / ln((m - 1) rho / (1 - rho))``."""
     m = check_int("universe_size", universe_size, low=2)
     return laplace_scale(delta, 1.0 / m, rho)
+
+
+def lambda_table(
+    columns: Mapping[str, np.ndarray], rho2: float, rho1_min: float, rho1_max: float, points: int
+) -> pd.DataFrame:
+    """Figure 1: LPB's Laplace scale at each rho1 of an even grid, per attribute, beside
+    differential identifiability's (rho1 = 1/|U|).
+
+    Parameters
+    ----------
+    columns : mapping
+        Attribute -> its column; its sensitivity (max - min) / n and universe min..max
+        (`attribute_summary`) set the scales.
+    rho2 : float
+        The posterior threshold.
+    rho1_min, rho1_max : float
+        The grid's ends, each below ``rho2``.
+    points : int
+        Grid points (2 .. 10**6).
+
+    Returns
+    -------
+    DataFrame
+        One row per (attribute, rho1): ``rho2``, ``delta``, ``epsilon``, ``lambda``,
+        ``universe_size`` and ``lambda_di``.
+    """
+    lo = check_real("rho1_min", rho1_min, low=0, high=1, low_open=True, high_open=True)
+    hi = check_real("rho1_max", rho1_max, low=0, high=1, low_open=True, high_open=True)
+    n = check_int("points", points, low=2, high=10**6)
+    if not isinstance(columns, Mapping) or not columns:
+        raise PrivlabError("columns must be a non-empty mapping of attribute names to columns")
+    rows = []
+    for a, column in columns.items():
+        s = attribute_summary(column)
+        d, m = float(s["sensitivity"]), int(s["universe_size"])
+        lam_di = differential_identifiability_scale(d, m, rho2)
+        for r1 in np.linspace(lo, hi, n):
+            eps, lam = lpb_epsilon(r1, rho2), laplace_scale(d, r1, rho2)
+            rows.append({"attribute": a, "rho1": round(float(r1), 10), "rho2": rho2, "delta": d, "epsilon": eps})
+            rows[-1].update({"lambda": lam, "universe_size": m, "lambda_di": lam_di})
+    return pd.DataFrame(rows)
 
 
 @dataclass(frozen=True)

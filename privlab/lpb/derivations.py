@@ -16,21 +16,23 @@ from __future__ import annotations
 
 import inspect
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import sympy as sp
 
 from .._validation import PrivlabError, check_choice, check_real
 from ..claims import rounds_to
+from ._grid import MapFn, run_tasks
 from ._sizes import MAX_DRAWS, check_size
 from .adversary import max_posterior, posteriors, query_answers
 from .breach import capped_prior
 from .calibration import check_rhos
 
-__all__ = ["SYMBOLS", "Case", "parse", "same", "CHECKS", "check", "largest_change", "arithmetic"]
+__all__ = ["SYMBOLS", "Case", "parse", "same", "CHECKS", "check", "check_all", "largest_change", "arithmetic"]
 
 _POS = ("lam", "Delta", "eps", "rho1", "rho2", "gamma", "p", "m", "n", "L1", "L2", "L3", "L4", "L5")
 _REAL = ("x", "r", "f_i", "f_j", "hi", "lo", "S")
@@ -485,3 +487,43 @@ def check(name: str, printed: str, case: str = "", **kwargs: Any) -> Case:
         extra = ", ".join(sorted(set(kwargs) - takes))
         raise PrivlabError(f"check {name} takes {', '.join(sorted(takes)) or 'no options'}; got {extra}")
     return replace(CHECKS[name](printed, **kwargs), case=case or name)
+
+
+def _case_row(task: tuple) -> dict[str, object]:
+    key, name, expr, options = task
+    return {"case": key, **check(name, expr, case=key, **options).row()}
+
+
+def _entries(name: str, entries: Mapping[str, Any], fields: tuple[str, ...]) -> None:
+    """Refuse a block of printed entries without the fields a check reads."""
+    if not isinstance(entries, Mapping):
+        raise PrivlabError(f"{name} must be a mapping of case names to printed entries, got {entries!r}")
+    for key, e in entries.items():
+        if not isinstance(e, Mapping) or not set(fields) <= set(e):
+            raise PrivlabError(f"{name}.{key} must be an entry with {', '.join(fields)}")
+
+
+def check_all(formulas: Mapping[str, Any], numbers: Mapping[str, Any], *, map_fn: MapFn | None = None) -> pd.DataFrame:
+    """Every displayed formula (`check`) and every in-text number (`arithmetic`), one row each.
+
+    Parameters
+    ----------
+    formulas : mapping
+        Case -> its printed entry: ``check`` (a name of `CHECKS`), ``expr`` (the printed
+        formula) and optionally ``options`` (the checker's keyword arguments).
+    numbers : mapping
+        Case -> its printed entry: ``expr`` (the paper's arithmetic) and ``value`` (its printed result).
+    map_fn : callable, optional
+        ``map(fn, items) -> list`` in order over the formulas (sympy is slow); serial otherwise.
+
+    Returns
+    -------
+    DataFrame
+        One row per case (`Case.row`), the formulas first, then the numbers.
+    """
+    _entries("formulas", formulas, ("check", "expr"))
+    _entries("numbers", numbers, ("expr", "value"))
+    tasks = [(k, e["check"], e["expr"], dict(e.get("options") or {})) for k, e in formulas.items()]
+    rows = run_tasks(_case_row, tasks, map_fn)
+    rows += [arithmetic(k, e["expr"], e["value"]).row() for k, e in numbers.items()]
+    return pd.DataFrame(rows)

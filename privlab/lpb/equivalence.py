@@ -14,18 +14,23 @@ mechanisms it says two things that can each fail:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from .._validation import PrivlabError, check_array, check_int
+from ._grid import MapFn, check_callable, run_tasks
 from ._sizes import MAX_DRAWS, check_size
 from .adversary import max_posterior
-from .breach import capped_prior
+from .breach import capped_prior, informed_adversary
 from .calibration import Calibration, EpsilonDP, check_rhos
 from .laplace import laplace_noise, laplace_quantile
+from .noise_ratio import panel_settings
 
-__all__ = ["lpb_vs_dp"]
+__all__ = ["lpb_vs_dp", "lpb_vs_dp_grid"]
 
 
 def lpb_vs_dp(
@@ -120,3 +125,62 @@ def _streams(seed: object) -> list[np.random.Generator]:
         return list(seed.spawn(2))
     seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(check_int("seed", seed, low=0))
     return [np.random.default_rng(s) for s in seq.spawn(2)]
+
+
+def _labelled_rows(task: tuple) -> list[dict[str, Any]]:
+    label, args = task
+    return [{**label, **row} for row in lpb_vs_dp(*args)]
+
+
+def lpb_vs_dp_grid(
+    columns: Mapping[str, np.ndarray],
+    panels: Mapping[str, Sequence[float]],
+    rho2_grid: Sequence[float],
+    epsilons: Sequence[float],
+    target_index: int,
+    n_queries: int,
+    calibration: Calibration,
+    *,
+    seed_sequence: Callable[..., np.random.SeedSequence],
+    map_fn: MapFn | None = None,
+) -> pd.DataFrame:
+    """`lpb_vs_dp` at every (attribute, rho1, rho2) of Figures 2-4's panels
+    (`privlab.lpb.noise_ratio.panel_settings`), against the informed adversary of each column.
+
+    Parameters
+    ----------
+    columns : mapping
+        Attribute -> its column (`attribute_columns`).
+    panels : mapping
+        Attribute -> the rho1 of each panel.
+    rho2_grid : sequence of float
+        Figures 2-4's x-axis; only rho2 above a panel's rho1 is used.
+    epsilons : sequence of float
+        eps-DP's grid (Figure 5's x-axis), each > 0.
+    target_index : int
+        The record the adversary does not know (`informed_adversary`).
+    n_queries : int
+        Noise draws per mechanism for the sampled comparison.
+    calibration : Calibration
+        The rule under test.
+    seed_sequence : callable
+        ``seed_sequence(attribute, rho1, rho2)`` -> the setting's SeedSequence.
+    map_fn : callable, optional
+        ``map(fn, items) -> list`` in order; serial otherwise.
+
+    Returns
+    -------
+    DataFrame
+        `lpb_vs_dp`'s rows, each with its ``attribute``, ``rho1`` and ``rho2``.
+    """
+    if not isinstance(columns, Mapping) or not columns:
+        raise PrivlabError("columns must be a non-empty mapping of attribute names to columns")
+    check_callable("seed_sequence", seed_sequence)
+    grid = [float(e) for e in check_array("epsilons", epsilons)]
+    adversaries = {str(a): informed_adversary(c, target_index) for a, c in columns.items()}
+    tasks = []
+    for a, rho1, rho2 in panel_settings(panels, list(adversaries), rho2_grid):
+        known, values = adversaries[a]
+        args = (values, known, rho1, rho2, grid, n_queries, seed_sequence(a, rho1, rho2), calibration)
+        tasks.append(({"attribute": a, "rho1": rho1, "rho2": rho2}, args))
+    return pd.DataFrame([r for chunk in run_tasks(_labelled_rows, tasks, map_fn) for r in chunk])

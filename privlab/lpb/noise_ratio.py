@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
-from .._validation import check_real
+import numpy as np
+import pandas as pd
+
+from .._validation import PrivlabError, check_array, check_real
 from ..stats import quantile_se
+from ._grid import MapFn, check_callable, panel_rho1s, run_tasks, summaries
 from ._sizes import MAX_DRAWS, check_size
+from .calibration import Calibration
 from .laplace import laplace_noise, laplace_quantile
 
-__all__ = ["NR_STATS", "noise_ratio_stats"]
+__all__ = ["NR_STATS", "noise_ratio_stats", "lpb_noise_ratio", "dp_noise_ratio", "panel_settings"]
 
 NR_STATS = ("q1", "median", "q3", "lower_fence", "upper_fence", "mean")
 
@@ -52,3 +58,117 @@ def noise_ratio_stats(lam: float, u_range: float, n_queries: int, seed: object) 
         "mean": np.sqrt(2) * s / np.sqrt(n),
     }
     return [{"stat": k, "mc": mc[k], "exact": exact[k], "mc_se": se[k]} for k in NR_STATS]
+
+
+def panel_settings(
+    panels: Mapping[str, Sequence[float]], attributes: Sequence[str], rho2_grid: Sequence[float]
+) -> list[tuple[str, float, float]]:
+    """The (attribute, rho1, rho2) settings of Figures 2-4: each rho1 of an attribute's panel
+    (in the panels' order, attributes not in ``attributes`` left out) with each ``rho2 > rho1``."""
+    grid = [float(r) for r in check_array("rho2_grid", rho2_grid)]
+    rho1s = panel_rho1s(panels, attributes)
+    return [(a, r1, r2) for a, panel in rho1s.items() for r1 in panel for r2 in grid if r2 > r1]
+
+
+def _labelled_stats(task: tuple) -> list[dict[str, Any]]:
+    label, lam, u_range, n, seed = task
+    return [{**label, "lambda": lam, **row} for row in noise_ratio_stats(lam, u_range, n, seed)]
+
+
+def _stats_table(tasks: list, map_fn: MapFn | None) -> pd.DataFrame:
+    """The statistics of each (label, lambda, range, n_queries, seed) task, one row per statistic."""
+    return pd.DataFrame([r for chunk in run_tasks(_labelled_stats, tasks, map_fn) for r in chunk])
+
+
+def lpb_noise_ratio(
+    columns: Mapping[str, np.ndarray],
+    panels: Mapping[str, Sequence[float]],
+    rho2_grid: Sequence[float],
+    calibration: Calibration,
+    n_queries: int,
+    *,
+    seed_sequence: Callable[..., np.random.SeedSequence],
+    map_fn: MapFn | None = None,
+) -> pd.DataFrame:
+    """Figures 2-4: the noise-ratio statistics of calibrated mean queries at every
+    (attribute, rho1, rho2) of `panel_settings`.
+
+    Parameters
+    ----------
+    columns : mapping
+        Attribute -> its column (`attribute_columns`): sensitivity, universe and range.
+    panels : mapping
+        Attribute -> the rho1 of each panel of its figure.
+    rho2_grid : sequence of float
+        The x-axis; only rho2 above a panel's rho1 is used.
+    calibration : Calibration
+        The rule under test, giving (epsilon, lambda) of each setting.
+    n_queries : int
+        Responses per setting (4 .. 10**8).
+    seed_sequence : callable
+        ``seed_sequence(attribute, rho1, rho2)`` -> the setting's SeedSequence (e.g.
+        ``RunContext.seed_sequence``): results never depend on the order of execution.
+    map_fn : callable, optional
+        ``map(fn, items) -> list`` in order, e.g. a parallel map (``RunContext.map``); serial otherwise.
+
+    Returns
+    -------
+    DataFrame
+        One row per (attribute, rho1, rho2, stat): ``epsilon``, ``lambda``, ``stat``, ``mc``,
+        ``exact`` and ``mc_se`` (`noise_ratio_stats`).
+    """
+    s_of = summaries(columns)
+    if not isinstance(calibration, Calibration):
+        raise PrivlabError(f"calibration must be a privlab.lpb Calibration, got {type(calibration).__name__}")
+    n = check_size("n_queries", n_queries, low=4, high=MAX_DRAWS, why="noise draws held in memory")
+    check_callable("seed_sequence", seed_sequence)
+    tasks = []
+    for a, rho1, rho2 in panel_settings(panels, list(s_of), rho2_grid):
+        s = s_of[a]
+        eps, lam = calibration.calibrate(s["sensitivity"], s["universe_size"], rho1, rho2)
+        label = {"attribute": a, "rho1": rho1, "rho2": rho2, "epsilon": eps}
+        tasks.append((label, lam, s["range"], n, seed_sequence(a, rho1, rho2)))
+    return _stats_table(tasks, map_fn)
+
+
+def dp_noise_ratio(
+    columns: Mapping[str, np.ndarray],
+    epsilons: Sequence[float],
+    n_queries: int,
+    *,
+    seed_sequence: Callable[..., np.random.SeedSequence],
+    map_fn: MapFn | None = None,
+) -> pd.DataFrame:
+    """Figure 5: the noise-ratio statistics of plain eps-DP mean queries (lambda = Delta / eps)
+    for each attribute and each eps.
+
+    Parameters
+    ----------
+    columns : mapping
+        Attribute -> its column (`attribute_columns`).
+    epsilons : sequence of float
+        The grid of eps, each > 0.
+    n_queries : int
+        Responses per (attribute, eps) (4 .. 10**8).
+    seed_sequence : callable
+        ``seed_sequence(attribute, eps)`` -> that setting's SeedSequence.
+    map_fn : callable, optional
+        ``map(fn, items) -> list`` in order; serial otherwise.
+
+    Returns
+    -------
+    DataFrame
+        One row per (attribute, epsilon, stat), as `lpb_noise_ratio`.
+    """
+    s_of = summaries(columns)
+    grid = check_array("epsilons", epsilons)
+    if np.any(grid <= 0):
+        raise PrivlabError("epsilons must all be > 0")
+    n = check_size("n_queries", n_queries, low=4, high=MAX_DRAWS, why="noise draws held in memory")
+    check_callable("seed_sequence", seed_sequence)
+    tasks = [
+        ({"attribute": a, "epsilon": e}, s["sensitivity"] / e, s["range"], n, seed_sequence(a, e))
+        for a, s in s_of.items()
+        for e in map(float, grid)
+    ]
+    return _stats_table(tasks, map_fn)

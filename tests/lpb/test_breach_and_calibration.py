@@ -3,6 +3,7 @@ simulation against its exact counterpart, noise-ratio statistics, the calibratio
 mechanisms, Table I/II helpers, and posteriors at extreme responses."""
 
 import math
+import zlib
 
 import numpy as np
 import pytest
@@ -123,3 +124,107 @@ def test_informed_adversary_knows_all_but_the_target():
     for bad in (3, -4, 1.5):
         with pytest.raises(PrivlabError, match="target_index"):
             informed_adversary(np.array([3.0, 7.0, 5.0]), bad)
+
+
+# --- the grid runners and table builders the experiments call --------------------------------
+
+COLUMNS = {"a": np.array([0.0, 3.0, 1.0, 2.0, 3.0]), "b": np.array([1.0, 5.0, 2.0, 4.0])}
+
+
+def _seeds(*key):
+    return np.random.SeedSequence(7, spawn_key=tuple(zlib.crc32(repr(k).encode()) for k in key))
+
+
+def test_attribute_columns_tables_and_facts():
+    import pandas as pd
+
+    data = pd.DataFrame({"age": [17.0, 90.0, None, 30.0], "job": ["x", "y", "z", "x"], "label": [0, 1, 0, 1]})
+    cols = lpb.attribute_columns(data, ["age"], "adult")
+    assert cols["age"].tolist() == [17.0, 90.0, 30.0]  # the record without a value left out
+    with pytest.raises(PrivlabError, match="attributes must be columns of adult; got 'hours'"):
+        lpb.attribute_columns(data, ["hours"], "adult")
+    printed = {"age": {"max": 90, "min": 17, "sensitivity": "0.0015", "rg": "0.0137"}}
+    table = lpb.attribute_table(cols, printed)
+    assert table.loc[0, "sensitivity"] == pytest.approx(73 / 3) and table.loc[0, "universe_size"] == 74
+    assert table.loc[0, "printed_rg"] == 0.0137 and "range" not in table.columns
+    twin = lpb.attribute_table({"AGEP": cols["age"]}, printed, {"AGEP": "age"})  # a twin's column, Adult's row
+    assert twin.attribute.tolist() == ["AGEP"] and twin.loc[0, "printed_max"] == 90
+    with pytest.raises(PrivlabError, match="printed must hold a row"):
+        lpb.attribute_table({"AGEP": cols["age"]}, printed)
+    facts = dict(lpb.data_facts(data, "label", ["age"]).itertuples(index=False))
+    assert facts == {
+        "records": "4",
+        "attributes": "2",
+        "numerical": "1",
+        "categorical": "1",
+        "numerical_names": "age",
+        "age_range": "17~90",
+    }
+
+
+def test_lambda_table_is_lpbs_rule_on_each_column():
+    table = lpb.lambda_table(COLUMNS, 0.5, 0.05, 0.2, 4)
+    assert table.groupby("attribute").size().to_dict() == {"a": 4, "b": 4}
+    assert table.rho1.tolist()[:4] == [0.05, 0.1, 0.15, 0.2]
+    a = table[table.attribute == "a"]
+    assert a["lambda"].tolist() == pytest.approx([lpb.laplace_scale(3 / 5, r, 0.5) for r in a.rho1])
+    assert a.lambda_di.iloc[0] == pytest.approx(lpb.differential_identifiability_scale(3 / 5, 4, 0.5))
+    with pytest.raises(PrivlabError, match="points must be an integer"):
+        lpb.lambda_table(COLUMNS, 0.5, 0.05, 0.2, 1)
+
+
+def test_panel_settings_keep_the_panels_order_and_rho2_above_rho1():
+    panels = {"b": [0.3, 0.1], "a": [0.2], "c": [0.1]}
+    got = lpb.panel_settings(panels, ["a", "b"], [0.2, 0.5])
+    assert got == [("b", 0.3, 0.5), ("b", 0.1, 0.2), ("b", 0.1, 0.5), ("a", 0.2, 0.5)]
+
+
+def test_noise_ratio_grids_match_one_setting_at_a_time():
+    calls = []
+
+    def map_fn(fn, items):
+        calls.append(len(items))
+        return [fn(x) for x in items]
+
+    table = lpb.lpb_noise_ratio(
+        COLUMNS, {"a": [0.3]}, [0.2, 0.5], lpb.LPBCalibration(), 40, seed_sequence=_seeds, map_fn=map_fn
+    )
+    eps, lam = lpb.LPBCalibration().calibrate(3 / 5, 4, 0.3, 0.5)
+    alone = lpb.noise_ratio_stats(lam, 3.0, 40, _seeds("a", 0.3, 0.5))
+    assert calls == [1] and table.epsilon.unique().tolist() == [eps]
+    assert table.mc.tolist() == [r["mc"] for r in alone] and table.stat.tolist() == list(lpb.NR_STATS)
+    dp = lpb.dp_noise_ratio(COLUMNS, [0.5, 2.0], 40, seed_sequence=_seeds)
+    assert len(dp) == 2 * 2 * len(lpb.NR_STATS)
+    row = dp[(dp.attribute == "b") & (dp.epsilon == 2.0)]
+    assert row["lambda"].iloc[0] == pytest.approx(1.0 / 2.0)  # sensitivity (5 - 1) / 4 over eps
+    assert row.mc.tolist() == [r["mc"] for r in lpb.noise_ratio_stats(0.5, 4.0, 40, _seeds("b", 2.0))]
+    with pytest.raises(PrivlabError, match="epsilons must all be > 0"):
+        lpb.dp_noise_ratio(COLUMNS, [0.0], 40, seed_sequence=_seeds)
+    with pytest.raises(PrivlabError, match="map_fn must be callable"):
+        lpb.dp_noise_ratio(COLUMNS, [1.0], 40, seed_sequence=_seeds, map_fn="serial")
+
+
+def test_breach_grid_runs_each_setting_and_logs_the_ones_left_out():
+    logged = []
+    args = (COLUMNS, {"a": [0.2, 0.3]}, 0.5, ["uniform", "two_point"], [1.0, 2.0], -1, 50, 25)
+    table = lpb.breach_grid(*args, lpb.LPBCalibration(), seed_sequence=_seeds, log=logged.append)
+    # a: universe 0..3 (|U| = 4): the uniform prior needs rho1 >= 1/4, so rho1 = 0.2 has only two_point
+    assert logged == ["breach_check: no uniform prior for a at rho1=0.2 < 1/|U|"] * 2  # once per eps factor
+    assert list(zip(table.rho1, table.prior, table.eps_factor)) == [
+        (0.2, "two_point", 1.0),
+        (0.2, "two_point", 2.0),
+        (0.3, "uniform", 1.0),
+        (0.3, "uniform", 2.0),
+        (0.3, "two_point", 1.0),
+        (0.3, "two_point", 2.0),
+    ]
+    known, universe = lpb.informed_adversary(COLUMNS["a"], -1)
+    eps = 2.0 * lpb.lpb_epsilon(0.3, 0.5)
+    alone = lpb.breach_simulation(
+        universe, known, 0.3, 0.5, "two_point", eps, 50, 25, _seeds("a", 0.3, "two_point", 2.0)
+    )
+    assert table.iloc[-1].epsilon == pytest.approx(eps) and table.iloc[-1].mc_breach_rate == alone["mc_breach_rate"]
+    with pytest.raises(PrivlabError, match="prior must be one of"):
+        lpb.breach_grid(
+            COLUMNS, {"a": [0.3]}, 0.5, ["flat"], [1.0], -1, 50, 25, lpb.LPBCalibration(), seed_sequence=_seeds
+        )

@@ -77,3 +77,22 @@ def test_fig1_twin_checks_the_shape_on_real_records(tmp_path):
         "Figure 1 caption: rho1 = 0.01, rho2 = 0.5 (Figure 1 caption vs Section V)"  # the text, not the data
     ]
     assert registry.get("lpb/fig1_lambda_acs").twin_of == "lpb/fig1_lambda"
+
+
+def test_lpb_vs_dp_grid_is_lpb_vs_dp_per_setting():
+    column = np.array([4.0, 0.0, 9.0, 3.0, 9.0, 1.0])
+
+    def seeds(*key):
+        return np.random.SeedSequence(3, spawn_key=tuple(len(str(k)) for k in key))
+
+    table = lpb.lpb_vs_dp_grid(
+        {"x": column}, {"x": [0.1, 0.3]}, [0.2, 0.5], [0.5, 2.0], -1, 40, lpb.LPBCalibration(), seed_sequence=seeds
+    )
+    assert list(dict.fromkeys(zip(table.rho1, table.rho2))) == [(0.1, 0.2), (0.1, 0.5), (0.3, 0.5)]
+    assert len(table) == 3 * 3  # the calibrated eps and each grid eps per setting
+    known, universe = lpb.informed_adversary(column, -1)
+    alone = lpb.lpb_vs_dp(universe, known, 0.3, 0.5, [0.5, 2.0], 40, seeds("x", 0.3, 0.5), lpb.LPBCalibration())
+    last = table[table.rho1 == 0.3].drop(columns=["attribute", "rho1", "rho2"]).to_dict("records")
+    assert [r["ks_p"] for r in last][:1] == [alone[0]["ks_p"]] and [r["breach"] for r in last] == [
+        r["breach"] for r in alone
+    ]

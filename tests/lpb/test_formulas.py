@@ -165,3 +165,18 @@ def test_arithmetic_evaluates_the_printed_inputs():
     assert list(case.row()) == ["case", "printed", "derived", "instance", "printed_at", "derived_at", "match", "method"]
     with pytest.raises(PrivlabError, match="unknown symbol"):
         d.arithmetic("bad", "q + 1", "1")
+
+
+def test_check_all_is_one_row_per_formula_and_number(printed):
+    calls = []
+
+    def map_fn(fn, items):
+        calls.append(len(items))
+        return [fn(x) for x in items]
+
+    table = d.check_all(printed.formulas, printed.numbers, map_fn=map_fn)
+    assert calls == [len(printed.formulas)]
+    assert table.case.tolist() == [*printed.formulas, *printed.numbers]
+    assert set(table[~table.match].case) == WRONG
+    with pytest.raises(PrivlabError, match="formulas.eq2 must be an entry with check, expr"):
+        d.check_all({"eq2": {"expr": "x"}}, {})

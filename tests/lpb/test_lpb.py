@@ -58,6 +58,21 @@ def test_worked_example_table1():
     assert lpb.sensitivity([1, 2, 3, 5, 10], [1, 2, 3]) == pytest.approx(2.25)
 
 
+def test_worked_example_table_picks_the_response_the_noise_column_uses():
+    printed = {
+        "noise": {"values": ["3.291", "3.401", "2.791", "2.291", "1.041"]},
+        "density": {"values": ["0.0238", "0.0216", "0.0372", "0.0580", "0.1762"]},
+        "posterior": {"values": ["0.0751", "0.0682", "0.1174", "0.1831", "0.5562"]},
+    }
+    table = lpb.worked_example_table([1, 2, 3, 5, 10], [1, 2, 3], "mean", 2, [5.401, 5.041], printed)
+    assert table.response.unique().tolist() == [5.041] and table.noise_matches_per_candidate[0] == "5.401:1;5.041:4"
+    assert table.data_set.tolist() == ["1,2,3,1", "1,2,3,2", "1,2,3,3", "1,2,3,5", "1,2,3,10"]
+    assert table.posterior.iloc[-1] == pytest.approx(0.5421, abs=5e-5) and table.printed_noise.iloc[1] == 3.401
+    np.testing.assert_allclose(table.true_mean, np.array([7, 8, 9, 11, 16]) / 4)
+    with pytest.raises(PrivlabError, match="printed must hold Table I's density column"):
+        lpb.worked_example_table([1, 2, 3, 5, 10], [1, 2, 3], "mean", 2, [5.041], {"noise": printed["noise"]})
+
+
 def test_posteriors_prior_and_batch():
     prior = np.array([0.1, 0.2, 0.3, 0.4])
     r = np.array([0.0, 2.5, 7.0])

@@ -2,15 +2,22 @@
 the parameter), sizes that would exhaust memory included, before allocating anything."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privlab import PrivlabError, lpb
-from privlab.lpb import adversary
+from privlab.lpb import adversary, derivations, verdicts
 
 U, K = [1.0, 2.0, 3.0, 5.0, 10.0], [1.0, 2.0, 3.0]
 BIG = 10**12
+COLS, CAL = {"x": np.array([1.0, 2.0, 4.0])}, lpb.LPBCalibration()
+
+
+def _seeds(*key):
+    return np.random.SeedSequence(0)
+
 
 CASES = [
     # laplace
@@ -86,6 +93,60 @@ CASES = [
     (lambda: lpb.lpb_vs_dp(U, K, 0.2, 0.5, [0.0], 10, 0, lpb.LPBCalibration()), "epsilons must all be > 0"),
     (lambda: lpb.lpb_vs_dp(U, K, 0.2, 0.5, [1.0], 10, 0, "lpb"), "calibration must be a privlab.lpb Calibration"),
     (lambda: lpb.lpb_vs_dp(U, [], 0.2, 0.5, [1.0], 10, 0, lpb.LPBCalibration()), "known must hold at least 1"),
+    # the tables and grids the experiments call
+    (lambda: lpb.worked_example_table(U, K, "mean", 2.0, [5.041], {}), "printed must hold Table I's noise"),
+    (lambda: lpb.attribute_columns({"age": [1.0]}, ["age"]), "data must be a pandas DataFrame"),
+    (lambda: lpb.attribute_columns(pd.DataFrame({"age": [1.0]}), "age"), "attributes must be a list"),
+    (lambda: lpb.attribute_table({}, {}), "columns must be a non-empty mapping"),
+    (lambda: lpb.attribute_table(COLS, {"x": {"max": 1}}), "printed must hold a row"),
+    (lambda: lpb.attribute_table(COLS, {}, stands_for=["x"]), "stands_for must be a mapping"),
+    (lambda: lpb.data_facts(pd.DataFrame({"age": [1.0]}), "income", ["age"]), "class_label must be a column"),
+    (lambda: lpb.lambda_table(COLS, 0.5, 0.0, 0.1, 5), "rho1_min must be in"),
+    (lambda: lpb.lambda_table(COLS, 0.5, 0.01, 0.1, 10**7), "points must be an integer in"),
+    (lambda: lpb.panel_settings([0.1], ["x"], [0.5]), "panels must be a mapping"),
+    (lambda: lpb.panel_settings({"x": [0.1]}, ["x"], [np.nan]), "rho2_grid must be finite"),
+    (lambda: lpb.lpb_noise_ratio(COLS, {"x": [0.1]}, [0.5], "lpb", 10, seed_sequence=_seeds), "calibration must be"),
+    (lambda: lpb.lpb_noise_ratio(COLS, {"x": [0.1]}, [0.5], CAL, BIG, seed_sequence=_seeds), "n_queries must be at"),
+    (lambda: lpb.dp_noise_ratio(COLS, [1.0], 10, seed_sequence=None), "seed_sequence must be callable"),
+    (
+        lambda: lpb.lpb_vs_dp_grid([], {}, [0.5], [1.0], -1, 10, CAL, seed_sequence=_seeds),
+        "columns must be a non-empty",
+    ),
+    (lambda: lpb.lpb_vs_dp_grid(COLS, {"x": [0.1]}, [0.5], [1.0], 99, 10, CAL, seed_sequence=_seeds), "target_index"),
+    (
+        lambda: lpb.breach_grid(COLS, {"x": [0.1]}, 1.0, ["uniform"], [1.0], -1, 10, 10, CAL, seed_sequence=_seeds),
+        "rho2",
+    ),
+    (
+        lambda: lpb.breach_grid(COLS, {"x": [0.1]}, 0.5, ["uniform"], [0.0], -1, 10, 10, CAL, seed_sequence=_seeds),
+        "eps_f",
+    ),
+    (
+        lambda: lpb.breach_grid(
+            COLS, {"x": [0.1]}, 0.5, ["uniform"], [1.0], -1, 10, 10, CAL, seed_sequence=_seeds, log=1
+        ),
+        "log",
+    ),
+    (lambda: derivations.check_all([], {}), "formulas must be a mapping"),
+    (lambda: derivations.check_all({}, {"age": {"expr": "1"}}), "numbers.age must be an entry with expr, value"),
+    # the verdicts
+    (
+        lambda: verdicts.table1(
+            pd.DataFrame(), printed={}, universe=U, known=K, query="mean", epsilon=2.0, rho1=0.2, rho2=0.5
+        ),
+        "df lacks",
+    ),
+    (lambda: verdicts.table2(pd.DataFrame(), printed={}, panels={}, stands_for={}, data_name="x"), "df lacks"),
+    (lambda: verdicts.fig1_lambda("df", printed={}, stands_for={}, data_name="x"), "df must be a result table"),
+    (
+        lambda: verdicts.data_description(pd.DataFrame({"fact": [], "value": []}), printed={}, class_label="y"),
+        "printed lacks",
+    ),
+    (lambda: verdicts.formulas(pd.DataFrame(), printed={}), "df lacks"),
+    (lambda: verdicts.fig2_4_noise_ratio(pd.DataFrame(), printed={}, claim_rho2=0.2, limits={}), "df lacks"),
+    (lambda: verdicts.fig5_dp_noise_ratio(pd.DataFrame(), printed={}, limits={}), "df lacks"),
+    (lambda: verdicts.fig5_lpb_vs_dp(pd.DataFrame(), printed={}, limits={}), "df lacks"),
+    (lambda: verdicts.breach_check(pd.DataFrame(), printed={}, rho2=0.5, limits={}), "df lacks"),
 ]
 
 

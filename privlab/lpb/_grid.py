@@ -1,0 +1,42 @@
+"""What the grid runners of privlab.lpb share: the map over tasks, the attribute summaries and the panels."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._validation import PrivlabError, check_array
+from .example import attribute_summary
+
+MapFn = Callable[[Callable[[Any], Any], list], list]
+
+
+def check_callable(name: str, value: Any) -> None:
+    """Refuse anything but a callable, in one line."""
+    if not callable(value):
+        raise PrivlabError(f"{name} must be callable, got {type(value).__name__}")
+
+
+def run_tasks(fn: Callable[[Any], Any], tasks: list, map_fn: MapFn | None) -> list:
+    """``[fn(task) for task in tasks]`` through ``map_fn`` (a parallel map, in order) when given."""
+    if map_fn is None:
+        return [fn(t) for t in tasks]
+    check_callable("map_fn", map_fn)
+    return list(map_fn(fn, tasks))
+
+
+def summaries(columns: Mapping[str, np.ndarray]) -> dict[str, dict]:
+    """`attribute_summary` of each column of a non-empty mapping attribute -> column."""
+    if not isinstance(columns, Mapping) or not columns:
+        raise PrivlabError("columns must be a non-empty mapping of attribute names to columns")
+    return {str(a): attribute_summary(c) for a, c in columns.items()}
+
+
+def panel_rho1s(panels: Mapping[str, Sequence[float]], attributes: Sequence[str]) -> dict[str, list[float]]:
+    """The rho1 of each panel of Figures 2-4 per attribute, in the panels' order, for the
+    attributes among ``attributes`` only."""
+    if not isinstance(panels, Mapping):
+        raise PrivlabError(f"panels must be a mapping of attributes to rho1 lists, got {panels!r}")
+    return {str(a): [float(r) for r in check_array(f"panels[{a!r}]", v)] for a, v in panels.items() if a in attributes}
