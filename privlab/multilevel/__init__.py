@@ -10,6 +10,7 @@ exact          the exact chain law (Lemma 1): `exact_joint`, posteriors, each co
 priors         the laws of X the experiments simulate, from config blocks
 montecarlo     the collusion Monte Carlo: F[X, Y_1, ..., Y_k], resumable and
                independent of the number of workers (`collusion_counts`)
+collusion      Figures 5-6 and the MC check as tables, from the counts F of each law of X
 schemes        perturbation schemes as mechanisms (kind ``perturbation``:
                `IndependentCopies`, `MultiPert`) and the pooling adversary's Monte Carlo
 overhead       Figure 8's measurements of the history store against the naive store
@@ -17,6 +18,7 @@ derivations    the formula audit: every displayed formula re-derived (sympy, and
                law of the algorithm followed step by step on a grid), printed vs derived
 examples       the slides' HIV examples by enumerating the algorithms' random choices
 figures        the figures, drawn from the result tables
+verdicts       the experiments' claims, from their result tables and config blocks
 =============  ==========================================================================
 
 Sizes: every function that allocates an array whose size follows from its arguments (an
@@ -28,8 +30,9 @@ pure: arrays and a seed in, arrays out; the exact analysis shares no code with t
 mechanism, so their agreement checks multi-pert's u/v formulas.
 """
 
-from . import derivations
+from . import derivations, verdicts
 from ._checks import CODE_DTYPE, MAX_CHUNKS, check_trials
+from .collusion import RECIPIENTS, agreement_table, collusion_table, equivalence_table
 from .exact import (
     MAX_EXACT_COPIES,
     best_copy_posterior,
@@ -42,7 +45,7 @@ from .exact import (
     posterior,
     uni_pert_matrix,
 )
-from .examples import MAX_ENUMERATED, arithmetic, hiv_example, hiv_requirement3, independent_pair
+from .examples import MAX_ENUMERATED, arithmetic, example_table, hiv_example, hiv_requirement3, independent_pair
 from .montecarlo import (
     KERNELS,
     MAX_CELLS,
@@ -56,7 +59,7 @@ from .montecarlo import (
     margin,
     sample_prior,
 )
-from .overhead import change_points_se, measure_overhead
+from .overhead import change_points_se, measure_overhead, overhead_table
 from .perturbation import MultiLevelPerturber, independent_copies, release_in_order, uni_pert, uv
 from .priors import (
     PRIOR,
@@ -67,10 +70,19 @@ from .priors import (
     gaussian_prior,
     lognormal_prior,
     make_prior,
+    make_priors,
     marginal_prior,
     prior_domain,
+    prior_table,
 )
-from .schemes import IndependentCopies, MultiPert, PerturbationScheme, confidence_chunk, confidence_curves
+from .schemes import (
+    IndependentCopies,
+    MultiPert,
+    PerturbationScheme,
+    confidence_chunk,
+    confidence_curves,
+    confidence_table,
+)
 from .stratified import collusion_chunk_stratified, release_plan
 
 __all__ = [
@@ -84,6 +96,7 @@ __all__ = [
     "PRIOR",
     "PRIOR_KINDS",
     "PriorSpec",
+    "RECIPIENTS",
     "uv",
     "uni_pert",
     "independent_copies",
@@ -104,7 +117,9 @@ __all__ = [
     "binned_prior",
     "prior_domain",
     "make_prior",
+    "make_priors",
     "describe_prior",
+    "prior_table",
     "alias_table",
     "sample_prior",
     "collusion_counts_chunk",
@@ -115,17 +130,24 @@ __all__ = [
     "margin",
     "counts_given",
     "frequencies",
+    "collusion_table",
+    "equivalence_table",
+    "agreement_table",
     "check_trials",
     "PerturbationScheme",
     "IndependentCopies",
     "MultiPert",
     "confidence_chunk",
     "confidence_curves",
+    "confidence_table",
     "measure_overhead",
+    "overhead_table",
     "change_points_se",
     "derivations",
+    "verdicts",
     "hiv_example",
     "hiv_requirement3",
     "independent_pair",
     "arithmetic",
+    "example_table",
 ]

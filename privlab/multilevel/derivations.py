@@ -39,10 +39,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .._validation import PrivlabError, check_distribution, check_int, check_real
 from ..formula_case import Case
-from ._checks import check_cells, check_ps, check_s
+from ._checks import check_cells, check_mapping, check_ps, check_s
 from .perturbation import uv as privlab_uv
 
 __all__ = [
@@ -63,6 +64,7 @@ __all__ = [
     "estimator_cases",
     "symbol_case",
     "index_case",
+    "formula_table",
 ]
 
 # the symbols a printed formula may use: p (new copy), pl/pr (its neighbours), pa/pb (the
@@ -859,3 +861,59 @@ def index_case(printed: str, symbol: str, symbols: Mapping[str, str], recipients
         symbol == size,
         detail,
     )
+
+
+def formula_table(
+    formulas: Mapping[str, Any],
+    instance: Mapping[str, Any],
+    grid_spec: Mapping[str, Any],
+    lemma2: Mapping[str, Any],
+    *,
+    tol: float,
+) -> pd.DataFrame:
+    """The whole formula audit: every displayed formula, printed against derived, as one table.
+
+    Parameters
+    ----------
+    formulas : mapping
+        The printed formulas by group: ``uni_pert``, ``conditional``, ``uv``, ``lemma1``,
+        ``lemma2`` (sympy strings by key), ``theorem2_index`` (``range``, ``symbol``) and
+        ``symbols`` (see the checkers).
+    instance : mapping
+        The numeric instance shown beside each symbolic check: ``p``, ``pl``, ``pr``, ``s``
+        (uni-pert, u/v) and ``pa``, ``pb``, ``s_derivation`` (the derivation slide).
+    grid_spec : mapping
+        `grid`'s ``domain_sizes``, ``orders``, ``random_orders``, ``max_copies`` and ``seed``.
+    lemma2 : mapping
+        `lemma2_cases`' ``cs`` and ``steps``.
+    tol : float
+        The numeric slack of `chain_cases`.
+
+    Returns
+    -------
+    DataFrame
+        One row per case: its ``key`` (the printed formula's name) and `Case.row`'s columns.
+    """
+    groups = ("uni_pert", "conditional", "uv", "lemma1", "lemma2", "theorem2_index", "symbols")
+    f = check_mapping("formulas", formulas, groups)
+    i = check_mapping("instance", instance, ("p", "pl", "pr", "pa", "pb", "s", "s_derivation"))
+    g = check_mapping("grid_spec", grid_spec, ("domain_sizes", "orders", "random_orders", "max_copies", "seed"))
+    check_mapping("lemma2", lemma2, ("cs", "steps"))
+    points = grid(g["domain_sizes"], g["orders"], g["random_orders"], g["max_copies"], seed=g["seed"])
+    near = neighbour_points(points)  # p_l > p > p_r and s from the grid
+    at = {"p": i["p"], "pl": i["pl"], "pr": i["pr"], "s": float(i["s"])}
+    pair = [{"pa": i["pa"], "pb": i["pb"], "s": float(i["s_derivation"])}]
+    pair += [{"pa": q["pr"], "pb": q["p"], "s": q["s"]} for q in near]
+    laws = {**f["uni_pert"], **f["lemma1"], **f["lemma2"]}
+    uv = printed_uv(f["uv"])  # the slides' u, v drive the algorithm
+    single = [{"p": i["p"], "s": float(i["s"])}] + [{"p": q["p"], "s": q["s"]} for q in near]
+    cases = [
+        *uni_pert_cases(f["uni_pert"], single),
+        *conditional_cases(f["conditional"], pair),
+        *uv_cases(f["uv"], [at, *near]),
+        *chain_cases(laws, points, uv, tol=tol),
+        index_case(f["theorem2_index"]["range"], f["theorem2_index"]["symbol"], f["symbols"]),
+        *lemma2_cases(laws, points, lemma2["cs"], lemma2["steps"], uv),
+        *estimator_cases([q for q in points if q.s <= 5], uv),
+    ]
+    return pd.DataFrame([{"key": c.case, **c.row()} for c in cases]).drop(columns="case")

@@ -18,14 +18,24 @@ sum over the outcomes of the coins and the uniform draws the algorithms' text de
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from .._validation import PrivlabError, check_distribution, check_int
-from ._checks import check_p, check_s
+import numpy as np
+import pandas as pd
 
-__all__ = ["MAX_ENUMERATED", "hiv_example", "hiv_requirement3", "independent_pair", "arithmetic"]
+from .._validation import PrivlabError, check_distribution, check_int
+from ._checks import check_mapping, check_p, check_s
+
+__all__ = [
+    "MAX_ENUMERATED",
+    "hiv_example",
+    "hiv_requirement3",
+    "independent_pair",
+    "arithmetic",
+    "example_table",
+]
 
 HIV = 0  # the disease of the examples, as code 0 of the domain
 MAX_ENUMERATED = 1000  # domain sizes the enumerations visit (s^3 outcomes at most)
@@ -211,3 +221,47 @@ def arithmetic(expression: str) -> float:
     if value.free_symbols or not value.is_number:
         raise PrivlabError(f"expression must be arithmetic on numbers (no symbols), got {expression!r}")
     return float(value)
+
+
+def example_table(
+    numbers: Mapping[str, Any],
+    domain_size: int,
+    p_alice: float,
+    p_bob: float,
+    independent_domain_size: int,
+    independent_ps: Sequence[float],
+) -> pd.DataFrame:
+    """Every number of the slides' HIV examples: printed, the slide's own arithmetic and enumerated.
+
+    Parameters
+    ----------
+    numbers : mapping
+        Key -> ``{expression, value}``: a number the slides print (``value``) and the expression
+        they print it as; the key names one of the enumerated values below.
+    domain_size, p_alice, p_bob
+        The multi-pert example (`hiv_example`, `hiv_requirement3`).
+    independent_domain_size, independent_ps
+        The independent-perturbation slide (`independent_pair`): its domain size and its two p's.
+
+    Returns
+    -------
+    DataFrame
+        One row per key: ``expression``, ``printed`` and ``slide_arithmetic`` (empty, empty and
+        NaN for a value the slides do not print) and ``enumerated``, the value the enumeration gives.
+    """
+    check_mapping("numbers", numbers)
+    if isinstance(independent_ps, (str, bytes)) or not isinstance(independent_ps, Sequence) or len(independent_ps) != 2:
+        raise PrivlabError(f"independent_ps must be the slide's two retention probabilities, got {independent_ps!r}")
+    found = hiv_example(domain_size, p_alice, p_bob)
+    found |= {"requirement3": hiv_requirement3(domain_size, p_alice, p_bob)}
+    found |= independent_pair(independent_domain_size, *independent_ps)
+    rows = []
+    for key, number in numbers.items():
+        e = check_mapping(f"numbers.{key}", number, ("expression", "value"))
+        if key not in found:
+            raise PrivlabError(f"numbers.{key} must name an enumerated value: one of {', '.join(found)}")
+        rows.append({"key": key, "expression": e["expression"], "printed": e["value"]})
+        rows[-1]["slide_arithmetic"] = arithmetic(e["expression"])
+    done = {row["key"] for row in rows}
+    rows += [{"key": k, "expression": "", "printed": "", "slide_arithmetic": np.nan} for k in found if k not in done]
+    return pd.DataFrame(rows).assign(enumerated=lambda d: d.key.map(found))

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .._validation import PrivlabError, check_array, check_int, check_real
-from ._checks import as_seed_sequence, check_cells, check_s, child_seed
+from ._checks import as_seed_sequence, check_cells, check_function, check_s, child_seed
 from .exact import expected_change_points
 from .perturbation import MultiLevelPerturber
 
-__all__ = ["measure_overhead", "change_points_se"]
+__all__ = ["measure_overhead", "overhead_table", "change_points_se"]
 
 
 def measure_overhead(
@@ -90,6 +92,52 @@ def measure_overhead(
             )
             t_h = t_d = 0.0
     return rows
+
+
+def _measure(args: tuple[Any, ...]) -> list[dict[str, float]]:
+    return measure_overhead(*args)
+
+
+def overhead_table(
+    table_sizes: Sequence[int],
+    m: int,
+    domain_size: int,
+    c: float,
+    step: int,
+    naive_max_bytes: int,
+    *,
+    seed_sequence: Callable[[int], Any],
+    timed: bool = True,
+    map_fn: Callable[[Callable[..., Any], list[Any]], list[Any]] | None = None,
+) -> pd.DataFrame:
+    """Figure 8: `measure_overhead` at every table size, as one table.
+
+    Parameters
+    ----------
+    table_sizes : sequence of int
+        The n of each table, in the table's order.
+    m, domain_size, c, step, naive_max_bytes, timed
+        As in `measure_overhead`.
+    seed_sequence : callable
+        ``seed_sequence(n)`` -> the seed of the table of size n (e.g. a bound
+        ``RunContext.seed_sequence``).
+    map_fn : callable, optional
+        ``map(fn, items) -> list`` in order; serial by default. For timings, run one table
+        size at a time, so that workers do not compete for memory bandwidth.
+
+    Returns
+    -------
+    DataFrame
+        `measure_overhead`'s rows of every table size, in order.
+    """
+    if isinstance(table_sizes, (str, bytes)) or not isinstance(table_sizes, Sequence) or not table_sizes:
+        raise PrivlabError(f"table_sizes must be a non-empty list of table sizes, got {table_sizes!r}")
+    check_function("seed_sequence", seed_sequence)
+    if map_fn is not None:
+        check_function("map_fn", map_fn)
+    items = [(n, m, domain_size, c, step, naive_max_bytes, seed_sequence(n), timed) for n in table_sizes]
+    parts = map_fn(_measure, items) if map_fn is not None else [_measure(item) for item in items]
+    return pd.DataFrame([row for part in parts for row in part])
 
 
 def change_points_se(expected: Any, n: Any) -> np.ndarray:

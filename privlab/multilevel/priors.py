@@ -27,11 +27,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from .. import params
 from .._validation import PrivlabError, _fmt, check_array, check_distribution, check_real
-from ._checks import MAX_CELLS, check_cells, check_s
+from ._checks import MAX_CELLS, check_cells, check_mapping, check_s
 
 __all__ = [
     "PRIOR_KINDS",
@@ -43,7 +44,9 @@ __all__ = [
     "binned_prior",
     "prior_domain",
     "make_prior",
+    "make_priors",
     "describe_prior",
+    "prior_table",
 ]
 
 _POS = params.Real(0, low_open=True)
@@ -238,3 +241,55 @@ def describe_prior(prior: Any) -> dict[str, float]:
     sd = float(np.sqrt((law * (v - mean) ** 2).sum()))
     skew = float((law * (v - mean) ** 3).sum() / sd**3) if sd > 0 else 0.0
     return {"mean": mean, "sd": sd, "skewness": skew, "mode": int(np.argmax(law)) + 1, "top": float(law.max())}
+
+
+def make_priors(
+    specs: Mapping[str, Any], domain_size: int, *, dataset: Callable[[Any], Any] | None = None
+) -> dict[str, np.ndarray]:
+    """The switched-on laws of X of a ``distributions:`` block, each on its own domain.
+
+    Parameters
+    ----------
+    specs : mapping
+        Law name -> its block (see `make_prior`), or None: switched off (left out).
+    domain_size : int
+        s >= 2, for the blocks without their own ``domain_size``.
+    dataset : callable, optional
+        Loads a ``dataset`` block (``ctx.dataset``), as in `make_prior`.
+
+    Returns
+    -------
+    dict
+        Law name -> its prior (length s), in the block's order.
+    """
+    check_mapping("distributions", specs)
+    return {n: make_prior(spec, domain_size, dataset=dataset) for n, spec in specs.items() if spec is not None}
+
+
+def prior_table(priors: Mapping[str, Any], specs: Mapping[str, Any]) -> pd.DataFrame:
+    """The laws of X as one tidy table, with each law's summary (`describe_prior`).
+
+    Parameters
+    ----------
+    priors : mapping
+        Law name -> its prior (e.g. `make_priors`), in the table's order.
+    specs : mapping
+        Law name -> the block it came from (its ``kind`` and, for real data, ``dataset.name``).
+
+    Returns
+    -------
+    DataFrame
+        One row per (distribution, x): ``kind``, ``data`` (the data set's name, or "-"), the
+        prior, the domain size ``s`` and the law's mean, sd, skewness, mode and top.
+    """
+    check_mapping("priors", priors)
+    check_mapping("specs", specs, tuple(priors))
+    frames = []
+    for name, prior in priors.items():
+        spec = check_mapping(f"specs[{name!r}]", specs[name], ("kind",))
+        law = check_distribution(f"priors[{name!r}]", prior)
+        source = spec["dataset"]["name"] if "dataset" in spec else "-"
+        x = np.arange(1, law.size + 1)
+        frame = pd.DataFrame({"distribution": name, "kind": spec["kind"], "data": source, "x": x, "prior": law})
+        frames.append(frame.assign(s=law.size, **describe_prior(law)))
+    return pd.concat(frames, ignore_index=True)

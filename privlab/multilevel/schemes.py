@@ -16,10 +16,11 @@ chunk by chunk through the caller's ``map``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import numpy as np
+import pandas as pd
 
 from .._validation import PrivlabError, check_int
 from ._checks import (
@@ -28,6 +29,7 @@ from ._checks import (
     as_seed_sequence,
     check_cells,
     check_codes,
+    check_mapping,
     check_ps,
     check_s,
     check_trials,
@@ -37,7 +39,14 @@ from .exact import expected_confidence_independent, expected_confidence_single
 from .montecarlo import sample_prior
 from .perturbation import STORES, independent_copies, release_in_order
 
-__all__ = ["PerturbationScheme", "IndependentCopies", "MultiPert", "confidence_chunk", "confidence_curves"]
+__all__ = [
+    "PerturbationScheme",
+    "IndependentCopies",
+    "MultiPert",
+    "confidence_chunk",
+    "confidence_curves",
+    "confidence_table",
+]
 
 
 def _check_copies(copies: Any, k: int, n: int, s: int) -> np.ndarray:
@@ -210,3 +219,41 @@ def confidence_curves(
     mean = total[..., 0] / trials
     var = np.maximum(total[..., 1] / trials - mean**2, 0.0)
     return mean, np.sqrt(var / trials)
+
+
+def confidence_table(
+    schemes: Mapping[str, PerturbationScheme],
+    ps: Any,
+    domain_size: int,
+    trials: int,
+    *,
+    chunk: int,
+    seed: Any,
+    map: Callable[[Callable[[Any], Any], Sequence[Any]], Sequence[Any]] | None = None,
+) -> pd.DataFrame:
+    """Figure 7: every scheme's expected confidence after pooling k = 1..len(ps) copies, exact and MC.
+
+    Parameters
+    ----------
+    schemes : mapping
+        The table's ``scheme`` label -> its PerturbationScheme, in the table's order.
+    ps, domain_size, trials, chunk, seed, map
+        As in `confidence_curves` (which draws the Monte Carlo).
+
+    Returns
+    -------
+    DataFrame
+        One row per (scheme, k): p_k, the best p among the first k, the exact expectation
+        (``exact``, the scheme's `expected_confidence`), its Monte Carlo estimate ``mc`` with
+        ``mc_se``, and the trials.
+    """
+    check_mapping("schemes", schemes)
+    checked = check_ps(ps)
+    mean, se = confidence_curves(list(schemes.values()), checked, domain_size, trials, chunk=chunk, seed=seed, map=map)
+    rows = []
+    for j, (label, scheme) in enumerate(schemes.items()):
+        for k in range(1, len(checked) + 1):
+            exact = scheme.expected_confidence(checked[:k], domain_size)
+            rows.append({"scheme": label, "k": k, "p_k": checked[k - 1], "best_p": max(checked[:k]), "exact": exact})
+            rows[-1].update(mc=mean[j, k - 1], mc_se=se[j, k - 1], trials=trials)
+    return pd.DataFrame(rows)

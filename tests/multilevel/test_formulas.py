@@ -212,3 +212,28 @@ def test_every_ledger_item_is_well_formed_and_named_claims_exist():
                 assert ledger._test_exists(ref, root), ref
             else:
                 assert ref in {e.id for e in registry.select(paper="multilevel")}, ref
+
+
+def test_example_table_holds_every_printed_number_and_the_unprinted_values():
+    numbers = {
+        "ratio": {"expression": "0.2/0.4", "value": "0.50"},
+        "case3": {"expression": "0.54*0.5*0.1", "value": "0.027"},
+    }
+    df = ml.example_table(numbers, 10, 0.4, 0.2, 10, [0.4, 0.4])
+    row = df.set_index("key")
+    assert list(df.key[:2]) == ["ratio", "case3"] and row.loc["case3", "slide_arithmetic"] == pytest.approx(0.027)
+    assert row.loc["ratio", "enumerated"] == pytest.approx(0.5) and row.loc["requirement3", "printed"] == ""
+    assert row.loc["both_given_not", "enumerated"] == pytest.approx(0.36 * 0.06 * 0.06 / 0.36)
+    with pytest.raises(PrivlabError, match="numbers.typo must name an enumerated value"):
+        ml.example_table({"typo": {"expression": "1", "value": "1"}}, 10, 0.4, 0.2, 10, [0.4, 0.4])
+
+
+def test_formula_table_audits_every_printed_formula():
+    exp = registry.get("multilevel/formulas")
+    cfg = compose(exp.id, list(exp.smoke))
+    df = dv.formula_table(cfg.printed.formulas, cfg.instance, cfg.grid, cfg.lemma2, tol=cfg.claims.tol)
+    assert list(df.columns[:2]) == ["key", "printed"] and df.key.is_unique
+    assert set(df.key) <= set(cfg.printed) and "theorem2_index" in set(df.key[~df.match])
+    altered = {**cfg.printed.formulas, "uni_pert": {**cfg.printed.formulas.uni_pert, "other": "(1 - p)/(s + 1)"}}
+    again = dv.formula_table(altered, cfg.instance, cfg.grid, cfg.lemma2, tol=cfg.claims.tol).set_index("key")
+    assert not again.loc["uni_pert_other", "match"]

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import inspect
 import math
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,6 +16,7 @@ from hypothesis import strategies as st
 from privlab import PrivlabError
 from privlab import multilevel as ml
 from privlab.multilevel import derivations as dv
+from privlab.multilevel import verdicts
 
 PRIOR = np.full(4, 0.25)
 GRID = dv.grid([2], [[0.3, 0.1, 0.5]], 0, 3)
@@ -21,6 +24,20 @@ F = np.ones((3, 3, 3), dtype=np.int64)
 HUGE = 10**9
 LONG = np.broadcast_to(np.int8(0), (HUGE // 8,))  # 125 million tuples, no memory (a stride-0 view)
 MARGINAL = {"kind": "marginal", "column": "x", "dataset": {"name": "census"}}
+PRIOR_OF, PS3 = {"x": PRIOR}, [0.3, 0.1, 0.5]
+REFERENCE = Path(__file__).resolve().parents[2] / "results" / "reference" / "multilevel"
+
+
+def _f(name, prior):
+    return np.ones((prior.size,) * 4, dtype=np.int64)
+
+
+def _verdict(name: str):
+    """A verdict given its reference table and a printed block that is not a mapping."""
+    df = pd.read_csv(REFERENCE / name / "result.csv", dtype={"printed": str}).fillna({"printed": "", "detail": ""})
+    blocks = {arg: {} for arg in inspect.signature(getattr(verdicts, name)).parameters if arg != "df"}
+    return getattr(verdicts, name)(df, **{**blocks, "printed": ["not", "a", "mapping"]})
+
 
 # (function name, call, words the one-line message holds)
 CASES = [
@@ -126,6 +143,24 @@ CASES = [
     ("estimator_cases", lambda: dv.estimator_cases("grid"), "GridPoint"),
     ("symbol_case", lambda: dv.symbol_case("x", "p", 0, []), "non-empty list"),
     ("index_case", lambda: dv.index_case("1 <= i <= n", "n", ["n"]), "symbols must be a mapping"),
+    ("formula_table", lambda: dv.formula_table({"uni_pert": {}}, {}, {}, {}, tol=1e-9), "formulas must have the key"),
+    # the experiments' tables
+    ("collusion_table", lambda: ml.collusion_table(PRIOR_OF, [0.3, 0.1], {}, _f), "ps must hold p_a, p_b, p_c"),
+    ("collusion_table", lambda: ml.collusion_table(PRIOR_OF, PS3, {"y": [1, 2, 3]}, _f), "cells must have an entry"),
+    ("collusion_table", lambda: ml.collusion_table(PRIOR_OF, PS3, {"x": [1, 2, 9]}, _f), "cells.x must lie in 1..4"),
+    ("collusion_table", lambda: ml.collusion_table(PRIOR_OF, PS3, {"x": [1, 2, 3]}, F), "counts must be a function"),
+    ("equivalence_table", lambda: ml.equivalence_table(PRIOR_OF, PS3, {"x": {"x": 1}}, _f), "must have the key(s) rec"),
+    ("agreement_table", lambda: ml.agreement_table({}, PS3, _f, 5), "priors must hold at least one law"),
+    ("agreement_table", lambda: ml.agreement_table(PRIOR_OF, PS3, _f, 0), "min_expected must be in (0, inf)"),
+    ("confidence_table", lambda: ml.confidence_table({"m": ml.MultiPert()}, [], 3, 10, chunk=5, seed=0), "ps must"),
+    ("overhead_table", lambda: ml.overhead_table([], 5, 3, 0.5, 1, 0, seed_sequence=int), "table_sizes must be"),
+    ("overhead_table", lambda: ml.overhead_table([10], 5, 3, 0.5, 1, 0, seed_sequence=3), "seed_sequence must be a"),
+    ("make_priors", lambda: ml.make_priors([{"kind": "uniform"}], 3), "distributions must be a mapping"),
+    ("prior_table", lambda: ml.prior_table(PRIOR_OF, {"x": {"mean": 1}}), "specs['x'] must have the key(s) kind"),
+    ("example_table", lambda: ml.example_table({}, 10, 0.4, 0.2, 10, [0.4]), "independent_ps must be the slide's two"),
+    ("example_table", lambda: ml.example_table({"ratio": {"value": "1"}}, 10, 0.4, 0.2, 10, [0.4, 0.4]), "expression"),
+    # the claims (each also refuses a table without its columns: tests/multilevel/test_verdicts.py)
+    *[(f"verdicts.{name}", lambda name=name: _verdict(name), "printed must be a mapping") for name in verdicts.__all__],
 ]
 
 
@@ -140,12 +175,16 @@ def test_bad_argument_is_one_line(name, call, words):
 
 def _public_callables():
     found = set()
-    for module, names in ((ml, ml.__all__), (dv, dv.__all__)):
+    for module, names, prefix in (
+        (ml, ml.__all__, ""),
+        (dv, dv.__all__, ""),
+        (verdicts, verdicts.__all__, "verdicts."),
+    ):
         for name in names:
             obj = getattr(module, name)
             ours = getattr(obj, "__module__", "").startswith("privlab")
             if ours and (inspect.isfunction(obj) or (inspect.isclass(obj) and name not in ("Case", "GridPoint"))):
-                found.add(name)
+                found.add(prefix + name)
     found -= {"PerturbationScheme"}  # a Protocol: no code to call
     found -= {"uni_pert_law", "chain_kernel"}  # symbolic: sympy expressions in, no sizes or ranges to check
     return found

@@ -135,3 +135,18 @@ def test_bad_input_one_clear_error(call, word):
         call()
     assert word in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_overhead_table_measures_every_table_size_with_its_own_seed():
+    seeds = {500: 3, 800: 4}
+    calls = []
+
+    def serial(fn, items):
+        calls.append(len(items))
+        return [fn(item) for item in items]
+
+    df = ml.overhead_table([500, 800], 12, 10, 0.2, 5, 10**9, seed_sequence=seeds.get, timed=False, map_fn=serial)
+    assert calls == [2] and list(df.n) == [500] * 3 + [800] * 3 and list(df.m) == [5, 10, 12] * 2
+    alone = ml.measure_overhead(800, 12, 10, 0.2, 5, 10**9, seed=4, timed=False)
+    assert list(df.history_bytes[3:]) == [r["history_bytes"] for r in alone]
+    assert df.history_ms_per_release.isna().all()

@@ -418,3 +418,56 @@ def test_frequencies_estimate_a_law_from_counts():
     assert ml.frequencies(ml.margin(F, 0)[1])[0].tolist() == [(4 + 5) / 22, (6 + 7) / 22]
     with pytest.raises(PrivlabError, match="counts must be non-negative"):
         ml.frequencies([1, -1])
+
+
+# ---------------------------------------------------------------------------------------
+# the result tables of Figures 5-6 and the MC check (privlab.multilevel.collusion)
+# ---------------------------------------------------------------------------------------
+TABLE_PS = [0.2, 0.3, 0.5]  # p_c the largest: Theorem 1 conditions on the best copy
+TABLE_PRIORS = {"uniform": np.full(4, 0.25), "skewed": np.array([0.4, 0.3, 0.2, 0.1])}
+
+
+def _expected_counts(name, prior):
+    """Counts as close to the exact joint as integers get: every estimate within rounding of its law."""
+    return np.rint(ml.exact_joint(prior, TABLE_PS, prior.size) * 10**8).astype(np.int64)
+
+
+def test_collusion_table_holds_theorem1_and_its_estimates_follow_the_counts():
+    seen = []
+
+    def counts(name, prior):
+        seen.append(name)
+        return _expected_counts(name, prior)
+
+    cells = {"uniform": [1, 2, 3], "skewed": [4, 4, 4]}
+    df = ml.collusion_table(TABLE_PRIORS, TABLE_PS, cells, counts)
+    assert seen == ["uniform", "skewed"] and len(df) == 8
+    assert list(df[df.distribution == "skewed"][["y_a", "y_b", "y_c"]].iloc[0]) == [4, 4, 4]
+    np.testing.assert_allclose(df.exact_all, df.exact_c, atol=1e-12)  # Theorem 1
+    np.testing.assert_allclose(df.mc_all, df.exact_all, atol=1e-4)
+    np.testing.assert_allclose(df.mc_c, df.exact_c, atol=1e-4)
+    for name, prior in TABLE_PRIORS.items():
+        assert (df[df.distribution == name].trials == _expected_counts(name, prior).sum()).all()
+
+
+def test_equivalence_table_gives_the_recipients_copy_law():
+    panels = {"uniform": {"recipient": "Charlie", "x": 2}, "skewed": {"recipient": "Alice", "x": 1}}
+    df = ml.equivalence_table(TABLE_PRIORS, TABLE_PS, panels, _expected_counts)
+    assert list(df.groupby("distribution", sort=False).p.first()) == [0.5, 0.2]
+    np.testing.assert_allclose(df.exact_chain, df.uni_pert, atol=1e-12)  # Theorem 2
+    np.testing.assert_allclose(df.mc, df.uni_pert, atol=1e-4)
+    with pytest.raises(PrivlabError, match="equivalence.uniform.recipient must be one of"):
+        ml.equivalence_table(
+            TABLE_PRIORS, TABLE_PS, {**panels, "uniform": {"recipient": "Eve", "x": 2}}, _expected_counts
+        )
+
+
+def test_agreement_table_accepts_the_joint_and_rejects_a_wrong_one():
+    df = ml.agreement_table(TABLE_PRIORS, TABLE_PS, _expected_counts, 5.0)
+    assert list(df.table[:4]) == ["X,Ya,Yb,Yc", "X,Y_Alice", "X,Y_Bob", "X,Y_Charlie"]
+    assert list(df.cells[:4]) == [256, 16, 16, 16] and (df.g_p > 0.99).all()
+
+    def swapped(name, prior):
+        return _expected_counts(name, prior[::-1].copy())  # counts of another law of X
+
+    assert (ml.agreement_table({"skewed": TABLE_PRIORS["skewed"]}, TABLE_PS, swapped, 5.0).g_p < 1e-6).all()

@@ -121,3 +121,30 @@ def test_scheme_bad_input():
         ml.MultiPert(store="tape")
     with pytest.raises(PrivlabError, match="p = 1 releases the original"):
         ml.IndependentCopies().pooled_confidence([0], np.zeros((1, 1), int), [1.0], 3)
+
+
+def test_confidence_table_lists_every_scheme_and_k_with_its_exact_value():
+    s, trials, seed = 10, 20_000, np.random.SeedSequence(5)
+    schemes = {"independent": SCHEMES[0], "multi-pert": SCHEMES[1]}
+    df = ml.confidence_table(schemes, PS, s, trials, chunk=7_000, seed=seed)
+    mean, se = ml.confidence_curves(SCHEMES, PS, s, trials, chunk=7_000, seed=seed)
+    assert list(df.scheme) == ["independent"] * 4 + ["multi-pert"] * 4 and list(df.k) == [1, 2, 3, 4] * 2
+    np.testing.assert_array_equal(df.mc, mean.ravel())
+    np.testing.assert_array_equal(df.mc_se, se.ravel())
+    assert list(df.best_p[:4]) == [max(PS[:k]) for k in range(1, 5)]
+    assert df.exact[3] == SCHEMES[0].expected_confidence(PS, s)
+    with pytest.raises(PrivlabError, match="schemes must be a mapping"):
+        ml.confidence_table(list(schemes.values()), PS, s, trials, chunk=7_000, seed=seed)
+
+
+def test_make_priors_leaves_out_switched_off_laws_and_prior_table_describes_each():
+    specs = {"uniform": {"kind": "uniform"}, "off": None, "gaussian": {"kind": "gaussian", "mean": 3, "sd": 1}}
+    laws = ml.make_priors(specs, 6)
+    assert list(laws) == ["uniform", "gaussian"]
+    df = ml.prior_table(laws, specs)
+    assert len(df) == 12 and set(df.data) == {"-"} and list(df.s.unique()) == [6]
+    uniform = df[df.distribution == "uniform"].iloc[0]
+    assert uniform["mean"] == pytest.approx(3.5) and uniform.kind == "uniform"
+    assert df[df.distribution == "gaussian"]["mode"].iloc[0] == 3
+    with pytest.raises(PrivlabError, match="specs must have the key"):
+        ml.prior_table(laws, {"uniform": specs["uniform"]})
