@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
 
 import numpy as np
+import pandas as pd
 
 
 class PrivlabError(ValueError):
@@ -98,6 +100,35 @@ def check_distribution(name: str, probs, *, atol=1e-9) -> np.ndarray:
 def check_same_length(name_a: str, a, name_b: str, b) -> None:
     if len(a) != len(b):
         raise PrivlabError(f"{name_a} and {name_b} must have the same length, got {len(a)} and {len(b)}")
+
+
+def check_callable(name: str, value, *, optional: bool = False):
+    """A function (``None`` too with ``optional``): a seed source, a map, a loader."""
+    if not (callable(value) or (optional and value is None)):
+        raise PrivlabError(f"{name} must be a function{' or None' if optional else ''}, got {type(value).__name__}")
+    return value
+
+
+def check_mapping(name: str, value, keys=()):
+    """A mapping (a config block: an OmegaConf node or a dict) holding at least ``keys``."""
+    if not isinstance(value, Mapping):
+        raise PrivlabError(f"{name} must be a mapping (a config block), got {type(value).__name__}")
+    missing = [k for k in keys if k not in value]
+    if missing:
+        raise PrivlabError(f"{name} lacks the key(s) {', '.join(map(str, missing))}")
+    return value
+
+
+def check_table(df, columns=(), *, name: str = "df", min_rows: int = 0):
+    """A result table (a pandas DataFrame) with at least ``columns`` and ``min_rows`` rows."""
+    if not isinstance(df, pd.DataFrame):
+        raise PrivlabError(f"{name} must be a result table (a DataFrame), got {type(df).__name__}")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise PrivlabError(f"{name} lacks the column(s) {', '.join(map(str, missing))}")
+    if len(df) < min_rows:
+        raise PrivlabError(f"{name} must hold at least {min_rows} row(s), got {len(df)}")
+    return df
 
 
 def rng_from(seed) -> np.random.Generator:

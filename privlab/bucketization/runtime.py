@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from privlab._validation import PrivlabError, check_int
+from privlab._validation import PrivlabError, check_callable, check_int
 
 from .mechanisms import BucketingMechanism, timed_plan
-from .settings import check_callable, check_mapping, fprivacy
+from .settings import check_mapping, fprivacy
 from .tables import scale_up
 
 __all__ = ["timing_rows", "runtime_vs_n", "runtime_vs_scaleup"]

@@ -17,6 +17,8 @@ from numpy.typing import ArrayLike
 
 from privlab._validation import PrivlabError, check_array, check_int, check_real
 
+from .._validation import check_callable
+
 # F_i * S is compared with integers; F_i comes from floating arithmetic (theta*f + b), so an
 # exact product like 0.1 * 30 = 3.0000000000000004 or 2.9999999999999996 must count as 3.
 CAP_TOL = 1e-9
@@ -58,13 +60,6 @@ def check_codes(name: str, values: ArrayLike, size: int | None = None, of: str =
     if size is not None and arr.max() >= size:
         raise PrivlabError(f"{name} must be codes in 0..{size - 1} (one per value of {of}), got up to {arr.max()}")
     return arr
-
-
-def check_callable(name: str, value: object) -> Callable[..., Any]:
-    """``value`` must be callable (a seed_sequence or map_fn argument)."""
-    if not callable(value):
-        raise PrivlabError(f"{name} must be a function, got {type(value).__name__}")
-    return value
 
 
 def check_mapping(name: str, value: object, what: str) -> Mapping[Any, Any]:

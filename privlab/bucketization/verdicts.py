@@ -29,7 +29,7 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 from privlab import claims as cl
-from privlab._validation import PrivlabError, check_choice
+from privlab._validation import PrivlabError, check_choice, check_table
 from privlab.claims import Claim
 
 from .anatomy import max_eligible_l
@@ -62,15 +62,6 @@ PRUNINGS = {"two_size_none", "two_size_loss", "two_size_full"}
 
 
 # -- arguments ---------------------------------------------------------------------------------
-def _frame(df: object, *columns: str) -> pd.DataFrame:
-    if not isinstance(df, pd.DataFrame):
-        raise PrivlabError(f"df must be the experiment's result table (a DataFrame), got {type(df).__name__}")
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise PrivlabError(f"df must have the columns {', '.join(columns)}; missing {', '.join(missing)}")
-    return df
-
-
 def _node(name: str, block: object) -> Any:
     """A config block as an OmegaConf node (attribute access), from a node or a plain mapping."""
     if isinstance(block, DictConfig):
@@ -169,7 +160,7 @@ def diffinf(df: pd.DataFrame, printed: Any, limits: Any, large_a1: float) -> lis
         The smallest a1 of the "large counts" the approximation is claimed for.
     """
     cols = ("a1", "ratio", "epsilon", "median", "trimmed_mean", "approx_mean", "trimmed_se", "factor")
-    df = _frame(df, *cols, "p_nonpos", "p_nonpos_exact", "p_nonpos_se")
+    df = check_table(df, (*cols, "p_nonpos", "p_nonpos_exact", "p_nonpos_se"))
     p, c = _node("printed", printed), _node("limits", limits)
     f, out = p.factors, []
     for a1, value in f["values"].items():
@@ -198,7 +189,7 @@ def corruption(df: pd.DataFrame, printed: Any, z_max: float) -> list[Claim]:
     z_max : float
         The agreement limit in standard errors.
     """
-    df = _frame(df, "l", "setting", "fakes", "corrupted", "success", "exact", "success_se", "re")
+    df = check_table(df, ("l", "setting", "fakes", "corrupted", "success", "exact", "success_se", "re"))
     p, z = _node("printed", printed), z_max
     out = [cl.within_se(p.success, df.success, df.exact, df.success_se, k=z, printed=p.success.value)]
     by_l = {int(l): df[df.l == l] for l in sorted(df.l.unique())}
@@ -238,7 +229,7 @@ def fig2_sa_frequencies(
     kind, columns
         The data (see the module's docstring).
     """
-    df = _frame(df, "table", "frequency", "count")
+    df = check_table(df, ("table", "frequency", "count"))
     kind = check_choice("kind", kind, DATA_KINDS)
     raw, entries, c = _node("printed", printed), _printed(printed, columns), _node("limits", limits)
     out = _mapping(entries, columns)
@@ -272,7 +263,7 @@ def table5_attributes(
     kind, columns
         The data (see the module's docstring).
     """
-    df = _frame(df, "attribute", "domain", "records")
+    df = check_table(df, ("attribute", "domain", "records"))
     kind = check_choice("kind", kind, DATA_KINDS)
     raw, p = _node("printed", printed), _printed(printed, columns)
     out = _mapping(p, columns)
@@ -295,7 +286,7 @@ def fig3_l_vs_theta(df: pd.DataFrame, printed: Any, kind: str, columns: Mapping[
     kind, columns
         The data (see the module's docstring).
     """
-    df = _frame(df, "table", "theta", "f_min", "f_max", "eligible")
+    df = check_table(df, ("table", "theta", "f_min", "f_max", "eligible"))
     kind = check_choice("kind", kind, DATA_KINDS)
     raw, entries = _node("printed", printed), _printed(printed, columns)
     out = _mapping(entries, columns)
@@ -328,7 +319,7 @@ def fig4_mse(
     labels, columns
         The mechanisms run and the data (see the module's docstring).
     """
-    df = _frame(df, "table", "theta", "method", "mse", "status", "checker")
+    df = check_table(df, ("table", "theta", "method", "mse", "status", "checker"))
     raw, p, c, labels = _node("printed", printed), _printed(printed, columns), _node("limits", limits), _labels(labels)
     w, out = _wide(df, labels, "mse"), _mapping(p, columns)
     failed = _solver_errors(df, labels, "optimal_multi_size")
@@ -374,7 +365,7 @@ def fig5_re(
     labels, columns
         The mechanisms run and the data (see the module's docstring).
     """
-    df = _frame(df, "table", "theta", "method", "re", "status")
+    df = check_table(df, ("table", "theta", "method", "re", "status"))
     raw, p, c, labels = _node("printed", printed), _printed(printed, columns), _node("limits", limits), _labels(labels)
     w, out = _wide(df, labels, "re"), _mapping(p, columns)
     if cols := [n for n in ("two_size", "multi_size") if n in w]:
@@ -431,7 +422,7 @@ def fig7a_runtime_n(
     timings : bool
         Whether the seconds were measured.
     """
-    df = _frame(df, "n", "method", "seconds", "status", "loss")
+    df = check_table(df, ("n", "method", "seconds", "status", "loss"))
     p, c, labels = _node("printed", printed), _node("limits", limits), _labels(labels)
     out, w = _runtime(df, p, labels, timings, "n")
     if "two_size_full" in w:
@@ -472,7 +463,7 @@ def fig7b_runtime_scaleup(
     timings : bool
         Whether the seconds were measured.
     """
-    df = _frame(df, "gamma", "method", "seconds", "status", "loss")
+    df = check_table(df, ("gamma", "method", "seconds", "status", "loss"))
     p, c, labels = _node("printed", printed), _node("limits", limits), _labels(labels)
     (out, w), k = _runtime(df, p, labels, timings, "gamma"), c.grows_factor
     ilp = df[df.method == labels.get("optimal_two_size")].set_index("gamma")
@@ -510,7 +501,7 @@ def table1_example1(df: pd.DataFrame, printed: Any) -> list[Claim]:
     printed : mapping
         The config's ``printed`` block (alice, answers).
     """
-    df = _frame(df, "q1", "q2")
+    df = check_table(df, ("q1", "q2"))
     p, x, y = _node("printed", printed), int(df.q1.sum()), int(df.q2.sum())
     shown = f"{x} visible record(s) match the target's QI"
     out = [cl.statement(p.alice, x >= 1, reproduced=shown, rule="at least one record matches")]
@@ -528,7 +519,7 @@ def table2_example35(df: pd.DataFrame, printed: Any) -> list[Claim]:
     printed : mapping
         The config's ``printed`` block (qit, bucket_values, pr).
     """
-    df = _frame(df, "BID", "Disease", "Count", "pr_target")
+    df = check_table(df, ("BID", "Disease", "Count", "pr_target"))
     p, t = _node("printed", printed), table1()
     ours = [f"{g} {z} {row[2]}" for g, z, row in zip(t.Gender, t.Zipcode, p.qit.value)]
     out = [cl.equal(p.qit, ours, printed=[" ".join(map(str, row)) for row in p.qit.value])]
@@ -551,7 +542,7 @@ def remark312_count(df: pd.DataFrame, printed: Any, search_high: int) -> list[Cl
     search_high : int
         The largest size the search scanned.
     """
-    df = _frame(df, "kind", "n", "low", "high", "count", "diff")
+    df = check_table(df, ("kind", "n", "low", "high", "count", "diff"))
     p, near, cand = _node("printed", printed), df[df.kind == "nearest"], df[df.kind == "candidate"]
     best = near.iloc[0]
     shown = f"nearest: n = {best.n:,}, sizes {best.low}..{best.high}: {best['count']:,} ({best['diff']:+,})"
@@ -579,7 +570,7 @@ def example420_partition(df: pd.DataFrame, printed: Any) -> list[Claim]:
         The config's ``printed`` block.
     """
     cols = ("value", "o", "u1", "u2", "l1", "l2", "t1_initial", "moved", "t1", "t1_algorithm")
-    df = _frame(df, *cols, "S1", "b1", "S2", "b2", "checker", "bucket_sizes")
+    df = check_table(df, (*cols, "S1", "b1", "S2", "b2", "checker", "bucket_sizes"))
     p, r = _node("printed", printed), df.iloc[0]
     n, cap1, cap2 = int(df.o.sum()), int(r.S1 * r.b1), int(r.S2 * r.b2)
     rules = {"PC": bool((df.o <= df.u1 + df.u2).all()), "FC": bool(df.l1.sum() >= cap1 and df.l2.sum() >= cap2)}
@@ -607,7 +598,7 @@ def example523_pair_list(df: pd.DataFrame, printed: Any) -> list[Claim]:
     printed : mapping
         The config's ``printed`` block (list, enumerated, loss_grows).
     """
-    df = _frame(df, "b1", "b2", "enumerated", "loss")
+    df = check_table(df, ("b1", "b2", "enumerated", "loss"))
     p = _node("printed", printed)
     out = [cl.equal(p.list, [f"({a}, {b})" for a, b in zip(df.b1, df.b2)])]
     out.append(cl.equal(p.enumerated, [e for e in df.enumerated if e], printed=p.list.value))
@@ -625,7 +616,7 @@ def example532_three_sizes(df: pd.DataFrame, printed: Any) -> list[Claim]:
     printed : mapping
         The config's ``printed`` block (n_values, stranded, extended, invalid).
     """
-    df = _frame(df, "setting", "stranded", "capacity", "stranded_values", "naive", "exact")
+    df = check_table(df, ("setting", "stranded", "capacity", "stranded_values", "naive", "exact"))
     p, r = _node("printed", printed), df.iloc[0]
     out = [cl.equal(p.n_values, len(df)), cl.equal(p.stranded, [int(r.stranded), int(r.capacity)])]
     shown = f"{r.setting}: the per-size PC, FC and CC {'hold' if r.naive else 'fail'}"
@@ -645,7 +636,7 @@ def formulas(df: pd.DataFrame, printed: Any) -> list[Claim]:
     printed : mapping
         The config's ``printed`` block (``formulas``: one entry per case).
     """
-    df = _frame(df, "case", "derived", "instance", "method", "match")
+    df = check_table(df, ("case", "derived", "instance", "method", "match"))
     p, out = _node("printed", printed), []
     for r in df.itertuples():
         shown, rule = f"{r.derived}; {r.instance}", f"the same formula ({r.method})"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -26,12 +25,6 @@ def check_instance(name: str, value: Any, kind: type | tuple[type, ...], what: s
     """``value`` must be an instance of ``kind`` (``what`` names it for the message)."""
     if not isinstance(value, kind):
         raise PrivlabError(f"{name} must be {what}, got {type(value).__name__} {_fmt(value)}")
-    return value
-
-
-def check_callable(name: str, value: Any) -> Callable[..., Any]:
-    if not callable(value):
-        raise PrivlabError(f"{name} must be a function, got {_fmt(value)}")
     return value
 
 

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_array, check_int
-from ._checks import check_callable, check_instance
+from .._validation import PrivlabError, check_array, check_callable, check_int
+from ._checks import check_instance
 from .data import SKData
 from .measure import cae_batch
 from .techniques import SDCTechnique

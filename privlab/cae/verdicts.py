@@ -9,14 +9,14 @@ built through the helpers of `privlab.claims` only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import claims as cl
-from .._validation import PrivlabError, check_array, check_distribution
+from .._validation import PrivlabError, check_array, check_distribution, check_mapping, check_table
 from ..claims import Claim
 from . import derivations as dv
 from . import figures, trends
@@ -45,19 +45,10 @@ SDC_COLUMNS = (
 )
 
 
-def _table(df: Any, columns: Sequence[str]) -> pd.DataFrame:
-    """``df`` must be a DataFrame with ``columns``."""
-    check_instance("df", df, pd.DataFrame, "a DataFrame (the experiment's result table)")
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise PrivlabError(f"df must have the columns {', '.join(columns)}; missing {', '.join(missing)}")
-    return df
-
-
 def _blocks(**blocks: Any) -> None:
     """Each config block must be a mapping (an OmegaConf node or a dict)."""
     for name, value in blocks.items():
-        check_instance(name, value, Mapping, "a mapping (a config block)")
+        check_mapping(name, value)
 
 
 def _about(entry: Mapping[str, Any], prefix: str, technique: str = "") -> dict[str, Any]:
@@ -86,7 +77,7 @@ def example(df: pd.DataFrame, *, printed: Mapping[str, Any], x: Any, p: Any, lim
     limits : mapping
         The ``claims:`` block: ``equal_tol``.
     """
-    _table(df, ("eps", "H", "H_curve", "breakpoint", "area"))
+    check_table(df, ("eps", "H", "H_curve", "breakpoint", "area"))
     _blocks(printed=printed, limits=limits)
     check_array("x", x)
     check_distribution("p", p)
@@ -138,7 +129,7 @@ def table1_fig1(df: pd.DataFrame, *, printed: Mapping[str, Any], limits: Mapping
     limits : mapping
         The ``claims:`` block: ``much_larger`` (the least ratio of the two areas).
     """
-    _table(df, ("example", "other", "H0", "X0", "half_range", "range", "area", "DR"))
+    check_table(df, ("example", "other", "H0", "X0", "half_range", "range", "area", "DR"))
     _blocks(printed=printed, limits=limits)
     first = df.groupby("example", sort=False).first()
     if len(first) < 2:
@@ -172,7 +163,7 @@ def formulas(df: pd.DataFrame, *, printed: Mapping[str, Any]) -> list[Claim]:
     printed : mapping
         The ``printed:`` block: an entry per ``key`` and ``crossref`` (with ``refers``).
     """
-    _table(df, ("key", "derived", "instance", "printed_value", "derived_value", "detail", "match"))
+    check_table(df, ("key", "derived", "instance", "printed_value", "derived_value", "detail", "match"))
     _blocks(printed=printed)
     out = []
     for r in df.itertuples():
@@ -278,7 +269,7 @@ def sdc(
     lp_check_records : int
         Records per shuffle whose bounds query restriction's checker re-derived by LP (for its note).
     """
-    _table(df, SDC_COLUMNS)
+    check_table(df, SDC_COLUMNS)
     _blocks(printed=printed, limits=limits, techniques=techniques)
     roles = _roles(df, datasets)
     for label in dict.fromkeys(df.technique):
@@ -380,7 +371,7 @@ def table2_data(df: pd.DataFrame, *, printed: Mapping[str, Any]) -> list[Claim]:
         The ``printed:`` block: ``table2``, ``synthetic``, ``records``, ``attributes``, ``acs_real``,
         ``acs_info``.
     """
-    _table(df, ("attribute", "printed_values", "derived_values"))
+    check_table(df, ("attribute", "printed_values", "derived_values"))
     _blocks(printed=printed)
     p, out, t = printed, [], df.set_index("attribute")
     for attr in t.index:

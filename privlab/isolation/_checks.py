@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -61,13 +61,6 @@ def check_indices(name: str, values: Any, *, ndim: int | None = 1) -> np.ndarray
     return check_array(name, values, ndim=ndim, dtype=np.int64, min_size=0)
 
 
-def check_function(name: str, value: Any, *, optional: bool = False) -> Any:
-    """A callable (``None`` too with ``optional``): a seed source or a map function."""
-    if not (callable(value) or (optional and value is None)):
-        raise PrivlabError(f"{name} must be a function{' or None' if optional else ''}, got {_fmt(value)}")
-    return value
-
-
 def check_values(name: str, values: Any, check: Any, *, unique: bool = False, **bounds: Any) -> list[Any]:
     """A non-empty list, each value passed through ``check(name[i], value, **bounds)``; with
     ``unique``, no value twice."""
@@ -77,13 +70,3 @@ def check_values(name: str, values: Any, check: Any, *, unique: bool = False, **
     if unique and len(set(out)) < len(out):
         raise PrivlabError(f"{name} must not repeat a value, got {out}")
     return out
-
-
-def check_mapping(name: str, block: Any, keys: Sequence[str] = ()) -> Mapping[str, Any]:
-    """A config block (an OmegaConf node or a plain mapping) holding at least ``keys``."""
-    if not isinstance(block, Mapping):
-        raise PrivlabError(f"{name} must be a mapping (a config block), got {type(block).__name__}")
-    missing = [k for k in keys if k not in block]
-    if missing:
-        raise PrivlabError(f"{name} must give {', '.join(keys)}; missing {', '.join(missing)}")
-    return block

@@ -22,9 +22,8 @@ import numpy as np
 import pandas as pd
 import sympy as sp
 
-from .._validation import PrivlabError, check_int, check_real
+from .._validation import PrivlabError, check_int, check_mapping, check_real
 from ..formula_case import Case
-from ._checks import check_mapping
 from .metric import t_radius
 from .sanitizers import expected_noise_length_ratio
 

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, _fmt, check_array, check_choice, check_int, check_real
-from ._checks import check_function, check_values
+from .._validation import PrivlabError, _fmt, check_array, check_callable, check_choice, check_int, check_real
+from ._checks import check_values
 from .data import SCALINGS, scale_to_cube, uniform_cube
 from .mechanisms import Sanitizer
 from .rates import best_last
@@ -38,7 +38,7 @@ def stream_seeds(
 ) -> dict[str, np.random.SeedSequence]:
     """The seeds of one cell: ``seed_sequence(*key, name)`` for every stream the engines and
     ``sanitizers`` draw from (`seed_names`)."""
-    check_function("seed_sequence", seed_sequence)
+    check_callable("seed_sequence", seed_sequence)
     return {name: seed_sequence(*key, name) for name in seed_names(s for _, s in sanitizers)}
 
 
@@ -55,9 +55,9 @@ def _check_sanitizers(sanitizers: Any) -> list[tuple[str, Sanitizer]]:
     return [(label, san) for label, san in sanitizers]
 
 
-def _check_functions(seed_sequence: Any, map_fn: Any) -> None:
-    check_function("seed_sequence", seed_sequence)
-    check_function("map_fn", map_fn, optional=True)
+def _check_callables(seed_sequence: Any, map_fn: Any) -> None:
+    check_callable("seed_sequence", seed_sequence)
+    check_callable("map_fn", map_fn, optional=True)
 
 
 def _labelled_rows(task: Task) -> list[dict[str, Any]]:
@@ -106,7 +106,7 @@ def results_table(
         Per d (in the order of ``dims``): every sanitizer's adversary rows, then the best-of
         rows; columns ``d``, ``n``, ``T``, the `attack` columns and ``talk_bound`` = 2^-d.
     """
-    _check_functions(seed_sequence, map_fn)
+    _check_callables(seed_sequence, map_fn)
     n, m = check_int("n", n, low=2), check_int("m", m, low=1)
     dims = check_values("dims", dims, check_int, unique=True, low=1)
     T, c = check_int("T", T, low=1, high=n), check_real("c", c, low=1)
@@ -157,7 +157,7 @@ def c_T_table(
     DataFrame
         Columns ``d``, ``T`` and the `attack` columns, per T in the order of ``Ts``.
     """
-    _check_functions(seed_sequence, map_fn)
+    _check_callables(seed_sequence, map_fn)
     n, m = check_int("n", n, low=2), check_int("m", m, low=1)
     d = check_int("d", d, low=1)
     cs = check_values("cs", cs, check_real, low=1)
@@ -189,7 +189,7 @@ def bad_sanitizer_table(
     DataFrame
         Columns ``d`` and the `bad_sanitizer_rows` columns, stretch by stretch.
     """
-    _check_functions(seed_sequence, map_fn)
+    _check_callables(seed_sequence, map_fn)
     n, m = check_int("n", n, low=2), check_int("m", m, low=1)
     d = check_int("d", d, low=1)
     T, c = check_int("T", T, low=1, high=n), check_real("c", c, low=1)
@@ -243,7 +243,7 @@ def real_data_table(
         Columns ``data``, ``n``, ``d`` and the `attack` columns (without ``c``).
     """
     records = check_array("records", records, ndim=2)
-    _check_functions(seed_sequence, map_fn)
+    _check_callables(seed_sequence, map_fn)
     m = check_int("m", m, low=1)
     scalings = check_values("scalings", scalings, check_choice, unique=True, allowed=SCALINGS)
     T, c = check_int("T", T, low=1), check_real("c", c, low=1)
@@ -291,7 +291,7 @@ def utility_table(
     DataFrame
         The `utility_rows` columns, per d in the order of ``dims``.
     """
-    _check_functions(seed_sequence, map_fn)
+    _check_callables(seed_sequence, map_fn)
     n = check_int("n", n, low=2)
     dims = check_values("dims", dims, check_int, unique=True, low=1)
     T = check_int("T", T, low=1, high=n)

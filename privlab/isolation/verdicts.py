@@ -17,8 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from .. import claims as cl
-from .._validation import PrivlabError
-from ._checks import check_mapping
+from .._validation import PrivlabError, check_mapping
 from .rates import DecayFit, exact_upper, fit_decay, natural_rows
 
 __all__ = ["isolation_vs_d", "isolation_vs_c_T", "bad_sanitizer", "utility", "real_data", "formulas"]

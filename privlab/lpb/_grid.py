@@ -7,16 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import PrivlabError, check_array
+from .._validation import PrivlabError, check_array, check_callable
 from .example import attribute_summary
 
 MapFn = Callable[[Callable[[Any], Any], list], list]
-
-
-def check_callable(name: str, value: Any) -> None:
-    """Refuse anything but a callable, in one line."""
-    if not callable(value):
-        raise PrivlabError(f"{name} must be callable, got {type(value).__name__}")
 
 
 def run_tasks(fn: Callable[[Any], Any], tasks: list, map_fn: MapFn | None) -> list:

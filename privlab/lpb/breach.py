@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_array, check_choice, check_int, check_real, rng_from
-from ._grid import MapFn, check_callable, panel_rho1s, run_tasks
+from .._validation import PrivlabError, check_array, check_callable, check_choice, check_int, check_real, rng_from
+from ._grid import MapFn, panel_rho1s, run_tasks
 from ._sizes import MAX_CELLS, MAX_DRAWS, check_cells, check_size
 from .adversary import max_posterior, posteriors, query_answers
 from .calibration import Calibration, check_rhos

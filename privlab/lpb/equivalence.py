@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validation import PrivlabError, check_array, check_int
-from ._grid import MapFn, check_callable, run_tasks
+from .._validation import PrivlabError, check_array, check_callable, check_int
+from ._grid import MapFn, run_tasks
 from ._sizes import MAX_DRAWS, check_size
 from .adversary import max_posterior
 from .breach import capped_prior, informed_adversary

@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_array, check_real
+from .._validation import PrivlabError, check_array, check_callable, check_real
 from ..stats import quantile_se
-from ._grid import MapFn, check_callable, panel_rho1s, run_tasks, summaries
+from ._grid import MapFn, panel_rho1s, run_tasks, summaries
 from ._sizes import MAX_DRAWS, check_size
 from .calibration import Calibration
 from .laplace import laplace_noise, laplace_quantile

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .. import claims as cl
-from .._validation import PrivlabError, check_real
+from .._validation import PrivlabError, check_mapping, check_real, check_table
 from .adversary import sensitivity
 from .breach import two_point_breach_rate
 from .calibration import lpb_epsilon
@@ -36,26 +36,6 @@ __all__ = [
 ]
 
 Block = Mapping[str, Any]
-
-
-def _table(df: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    """Refuse anything but a result table with ``columns``, in one line."""
-    if not isinstance(df, pd.DataFrame):
-        raise PrivlabError(f"df must be a result table (DataFrame), got {type(df).__name__}")
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise PrivlabError(f"df lacks the column(s) {', '.join(missing)} this verdict reads")
-    return df
-
-
-def _block(name: str, block: Any, keys: Sequence[str] = ()) -> Block:
-    """Refuse a config block that is not a mapping with ``keys``, in one line."""
-    if not isinstance(block, Mapping):
-        raise PrivlabError(f"{name} must be a mapping (a config block), got {type(block).__name__}")
-    missing = [k for k in keys if k not in block]
-    if missing:
-        raise PrivlabError(f"{name} lacks {', '.join(missing)}")
-    return block
 
 
 def _stand_in(a: str, stands_for: Block, data_name: str) -> str:
@@ -99,8 +79,8 @@ def table1(
     judged against.
     """
     cols = ("value", "response", "true_mean", "noise", "density", "posterior", "data_set")
-    df = _table(df, (*cols, "printed_noise", "printed_density", "noise_matches_per_candidate"))
-    p = _block("printed", printed, ("response_header", "sensitivity", "lambda", "noise", "density", "posterior"))
+    df = check_table(df, (*cols, "printed_noise", "printed_density", "noise_matches_per_candidate"))
+    p = check_mapping("printed", printed, ("response_header", "sensitivity", "lambda", "noise", "density", "posterior"))
     eps = check_real("epsilon", epsilon, low=0, low_open=True)
     delta = sensitivity(np.asarray(universe, float), np.asarray(known, float), query)
     matched = f"noises reproduced: {df.noise_matches_per_candidate[0]}"
@@ -131,8 +111,8 @@ def table1(
 def formulas(df: pd.DataFrame, *, printed: Block) -> list[cl.Claim]:
     """Each displayed formula's match (`privlab.lpb.derivations.check_all`) as a statement, and
     each in-text number against its printed value."""
-    df = _table(df, ("case", "derived", "instance", "printed_at", "derived_at", "match", "method"))
-    p = _block("printed", printed, ("formulas", "numbers"))
+    df = check_table(df, ("case", "derived", "instance", "printed_at", "derived_at", "match", "method"))
+    p = check_mapping("printed", printed, ("formulas", "numbers"))
     out = []
     for r in _rows(df):
         if r.case in p["numbers"]:
@@ -166,9 +146,9 @@ def table2(df: pd.DataFrame, *, printed: Block, panels: Block, stands_for: Block
     values describe Adult: they are shown beside the recomputed ones, never compared.
     """
     cols = ("attribute", "max", "min", "sensitivity", "universe_size", "rg")
-    df = _table(df, cols)
-    p = _block("printed", printed, ("columns", "panel", "not_comparable"))
-    stands_for = _block("stands_for", stands_for)
+    df = check_table(df, cols)
+    p = check_mapping("printed", printed, ("columns", "panel", "not_comparable"))
+    stands_for = check_mapping("stands_for", stands_for)
     out, figure_of = [], dict(NR_PANELS)
     rate_of = {int(r.universe_size): r.attribute for r in _rows(df)}
     for r in _rows(df):
@@ -214,9 +194,9 @@ def fig1_lambda(df: pd.DataFrame, *, printed: Block, stands_for: Block, data_nam
 
     On a real-data twin each claim's note says which column stands in for which attribute.
     """
-    df = _table(df, ("attribute", "rho1", "lambda", "universe_size", "lambda_di"))
-    p = _block("printed", printed, ("increases", "di_less", "caption"))
-    stands_for = _block("stands_for", stands_for)
+    df = check_table(df, ("attribute", "rho1", "lambda", "universe_size", "lambda_di"))
+    p = check_mapping("printed", printed, ("increases", "di_less", "caption"))
+    stands_for = check_mapping("stands_for", stands_for)
     out = []
     for a, g in df.groupby("attribute", sort=False):
         name, note = str(stands_for.get(str(a), a)), _stand_in(str(a), stands_for, data_name)
@@ -233,8 +213,10 @@ def fig1_lambda(df: pd.DataFrame, *, printed: Block, stands_for: Block, data_nam
 def data_description(df: pd.DataFrame, *, printed: Block, class_label: str) -> list[cl.Claim]:
     """Section V's description of Adult (records, attributes, their types, age's universe)
     against the facts measured by `privlab.lpb.example.data_facts`."""
-    df = _table(df, ("fact", "value"))
-    p = _block("printed", printed, ("counted", "records", "attributes", "categorical", "numerical", "age_universe"))
+    df = check_table(df, ("fact", "value"))
+    p = check_mapping(
+        "printed", printed, ("counted", "records", "attributes", "categorical", "numerical", "age_universe")
+    )
     fact = dict(zip(df.fact, df.value))
     needed = ("records", "attributes", "categorical", "numerical", "numerical_names", "age_range")
     missing = [f for f in needed if f not in fact]
@@ -259,9 +241,9 @@ def fig2_4_noise_ratio(df: pd.DataFrame, *, printed: Block, claim_rho2: float, l
     otherwise), grows with rho1 at ``claim_rho2``, every box fence lies within
     ``limits.close_fraction`` of the range, and the sampled statistics lie within
     ``limits.z_max`` standard errors of the exact Laplace quantiles."""
-    df = _table(df, ("attribute", "rho1", "rho2", "stat", "lambda", "mc", "exact", "mc_se"))
-    p = _block("printed", printed, ("more_noise", "grows", "close", "quartiles"))
-    limits = _block("limits", limits, ("z_max", "close_fraction"))
+    df = check_table(df, ("attribute", "rho1", "rho2", "stat", "lambda", "mc", "exact", "mc_se"))
+    p = check_mapping("printed", printed, ("more_noise", "grows", "close", "quartiles"))
+    limits = check_mapping("limits", limits, ("z_max", "close_fraction"))
     lam = df[df.stat == "median"]
     up = _rises(lam.groupby(["attribute", "rho1"], sort=False))
     at = lam[np.isclose(lam.rho2, claim_rho2)]
@@ -282,9 +264,9 @@ def fig5_dp_noise_ratio(df: pd.DataFrame, *, printed: Block, limits: Block) -> l
     """Figure 5: each attribute's sampled interquartile range shrinks as eps grows (a step back
     within ``limits.z_max`` standard errors allowed), and the attributes' panels differ (their
     exact IQRs more than ``limits.identical_tol`` apart)."""
-    df = _table(df, ("attribute", "epsilon", "stat", "mc", "exact", "mc_se"))
-    p = _block("printed", printed, ("shrinks", "differ"))
-    limits = _block("limits", limits, ("z_max", "identical_tol"))
+    df = check_table(df, ("attribute", "epsilon", "stat", "mc", "exact", "mc_se"))
+    p = check_mapping("printed", printed, ("shrinks", "differ"))
+    limits = check_mapping("limits", limits, ("z_max", "identical_tol"))
     q1, q3 = (df[df.stat == s].set_index(["attribute", "epsilon"]) for s in ("q1", "q3"))
     iqr, se = q3.mc - q1.mc, np.hypot(q3.mc_se, q1.mc_se)
     out = []
@@ -302,9 +284,9 @@ def fig5_lpb_vs_dp(df: pd.DataFrame, *, printed: Block, limits: Block) -> list[c
     (the smallest KS p-value, Bonferroni-adjusted, at level ``limits.alpha``), and eps-DP is
     breached exactly from the calibrated eps on."""
     cols = ("at_calibrated_eps", "exact_quartile_gap", "ks_p", "epsilon", "eps_calibrated", "breach")
-    df = _table(df, (*cols, "worst_posterior", "rho2"))
-    p = _block("printed", printed, ("same_noise", "semantics"))
-    limits = _block("limits", limits, ("alpha",))
+    df = check_table(df, (*cols, "worst_posterior", "rho2"))
+    p = check_mapping("printed", printed, ("same_noise", "semantics"))
+    limits = check_mapping("limits", limits, ("alpha",))
     at = df[df.at_calibrated_eps]
     k, gap = len(at), float(at.exact_quartile_gap.max())
     adjusted = min(1.0, float(at.ks_p.min()) * k)  # Bonferroni over the settings
@@ -328,9 +310,9 @@ def breach_check(df: pd.DataFrame, *, printed: Block, rho2: float, limits: Block
     never breached; the two-point prior's simulated breach rate against its exact value
     (within ``limits.z_max`` standard errors); above the calibrated eps breaches appear."""
     cols = ("attribute", "rho1", "prior", "eps_factor", "epsilon", "responses")
-    df = _table(df, (*cols, "exact_max_posterior", "exact_breach", "mc_breach", "mc_breach_rate"))
-    p = _block("printed", printed, ("bounded", "capped"))
-    limits = _block("limits", limits, ("posterior_tol", "z_max"))
+    df = check_table(df, (*cols, "exact_max_posterior", "exact_breach", "mc_breach", "mc_breach_rate"))
+    p = check_mapping("printed", printed, ("bounded", "capped"))
+    limits = check_mapping("limits", limits, ("posterior_tol", "z_max"))
     tol = limits["posterior_tol"]
     at, above = df[np.isclose(df.eps_factor, 1.0)], df[df.eps_factor > 1.0]
     capped, tight = at[at.prior != "two_point"], at[at.prior == "two_point"]

@@ -8,11 +8,9 @@ line instead of an attempt to allocate exabytes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .._validation import PrivlabError, check_array, check_int, check_real
 
@@ -99,32 +97,3 @@ def check_counts(F: Any, name: str = "F") -> np.ndarray:
     if arr.size and arr.min() < 0:
         raise PrivlabError(f"{name} must hold non-negative counts")
     return arr
-
-
-def check_mapping(name: str, value: Any, keys: tuple[str, ...] = ()) -> Mapping[str, Any]:
-    """A mapping (a config block: an OmegaConf node or a dict) holding at least ``keys``."""
-    if not isinstance(value, Mapping):
-        raise PrivlabError(f"{name} must be a mapping, got {type(value).__name__}")
-    missing = [k for k in keys if k not in value]
-    if missing:
-        raise PrivlabError(f"{name} must have the key(s) {', '.join(missing)}")
-    return value
-
-
-def check_function(name: str, value: Any) -> Callable[..., Any]:
-    """A callable (a source of counts, seeds or a map)."""
-    if not callable(value):
-        raise PrivlabError(f"{name} must be a function, got {type(value).__name__}")
-    return value
-
-
-def check_table(df: Any, columns: tuple[str, ...], name: str = "df") -> pd.DataFrame:
-    """A non-empty result table holding at least ``columns``."""
-    if not isinstance(df, pd.DataFrame):
-        raise PrivlabError(f"{name} must be a DataFrame, got {type(df).__name__}")
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise PrivlabError(f"{name} must have the column(s) {', '.join(missing)}")
-    if df.empty:
-        raise PrivlabError(f"{name} must hold at least one row")
-    return df

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_choice, check_distribution, check_real
+from .._validation import PrivlabError, check_callable, check_choice, check_distribution, check_mapping, check_real
 from ..stats import pooled_gof
-from ._checks import check_function, check_mapping, check_ps
+from ._checks import check_ps
 from .exact import copy_given_x, exact_joint, posterior, uni_pert_matrix
 from .montecarlo import counts_given, frequencies, margin
 
@@ -37,7 +37,7 @@ def _inputs(priors: Any, ps: Any, counts: Any) -> tuple[dict[str, np.ndarray], l
     checked = check_ps(ps)
     if len(checked) != len(RECIPIENTS):
         raise PrivlabError(f"ps must hold p_a, p_b, p_c ({len(RECIPIENTS)} probabilities), got {len(checked)}")
-    check_function("counts", counts)
+    check_callable("counts", counts)
     return laws, checked
 
 

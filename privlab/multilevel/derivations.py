@@ -41,9 +41,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_distribution, check_int, check_real
+from .._validation import PrivlabError, check_distribution, check_int, check_mapping, check_real
 from ..formula_case import Case
-from ._checks import check_cells, check_mapping, check_ps, check_s
+from ._checks import check_cells, check_ps, check_s
 from .perturbation import uv as privlab_uv
 
 __all__ = [
@@ -117,16 +117,6 @@ def _same(a: Any, b: Any, points: Sequence[Mapping[str, float]]) -> bool:
     if sp.simplify(sp.cancel(sp.together(a - b))) == 0:
         return True
     return all(math.isclose(_at(a - b, pt), 0.0, abs_tol=1e-10) for pt in points)
-
-
-def _formulas(printed: Any, keys: Sequence[str], what: str) -> Mapping[str, str]:
-    """The printed formulas a checker needs, by key."""
-    if not isinstance(printed, Mapping):
-        raise PrivlabError(f"{what} takes a mapping of printed formulas, got {type(printed).__name__}")
-    missing = [k for k in keys if k not in printed]
-    if missing:
-        raise PrivlabError(f"{what} needs the printed formula(s) {', '.join(missing)}")
-    return printed
 
 
 def _values(points: Any, names: Sequence[str], what: str) -> list[dict[str, float]]:
@@ -277,7 +267,7 @@ def _kernel(upper: Any, lower: Any) -> tuple[Any, Any]:
 def uni_pert_cases(printed: Mapping[str, str], points: Sequence[Mapping[str, float]]) -> list[Case]:
     """uni-pert's law as printed (``same``: x = y, ``other``: x != y) against the algorithm's,
     and the slide's two extremes (p = 1: D* = D; p = 0: every value a uniform draw)."""
-    printed = _formulas(printed, ("same", "other"), "uni_pert_cases")
+    printed = check_mapping("printed", printed, ("same", "other"))
     points = _values(points, ("p", "s"), "uni_pert_cases")
     sym = _symbols()
     same, other = uni_pert_law(sym["p"], sym["s"])
@@ -318,7 +308,7 @@ def conditional_cases(printed: Mapping[str, str], points: Sequence[Mapping[str, 
     ``printed`` has the keys same (y_a = y_b = x), a_is_x (y_a = x != y_b), ab_not_x
     (y_a = y_b != x), b_is_x (x = y_b != y_a) and other, in the symbols pa, pb, s.
     """
-    printed = _formulas(printed, _COND_KEYS, "conditional_cases")
+    printed = check_mapping("printed", printed, _COND_KEYS)
     points = _values(points, ("pa", "pb", "s"), "conditional_cases")
     sp, sym = _sp(), _symbols()
     s = sym["s"]
@@ -419,7 +409,7 @@ def _solved_uv() -> dict[str, Any]:
 def printed_uv(printed: Mapping[str, str]) -> UV:
     """The printed Equations 3-4 (keys u_eq, v_eq, u_ne, v_ne) as a u/v function for
     `algorithm_joint`."""
-    printed = _formulas(printed, ("u_eq", "v_eq", "u_ne", "v_ne"), "printed_uv")
+    printed = check_mapping("printed", printed, ("u_eq", "v_eq", "u_ne", "v_ne"))
     sp, sym = _sp(), _symbols()
     args = [sym[n] for n in ("p", "pl", "pr", "s")]
     fns = [sp.lambdify(args, _parse(f"the printed {k}", printed[k]), "math") for k in ("u_eq", "v_eq", "u_ne", "v_ne")]
@@ -439,7 +429,7 @@ def uv_cases(printed: Mapping[str, str], points: Sequence[Mapping[str, float]], 
     y_l with probability ``keep`` when no p_r exists). With y_l = y_r only the sum u1 + v1 is
     determined; the printed split is checked to be a valid one (0 <= u1, v1; u1 + v1 <= 1).
     """
-    printed = _formulas(printed, ("u_eq", "v_eq", "u_ne", "v_ne", "keep"), "uv_cases")
+    printed = check_mapping("printed", printed, ("u_eq", "v_eq", "u_ne", "v_ne", "keep"))
     points = _values(points, ("p", "pl", "pr", "s"), "uv_cases")
     if not callable(uv):
         raise PrivlabError("uv must be a function (p, p_l, p_r, s) -> (u_eq, v_eq, u_ne, v_ne)")
@@ -632,7 +622,7 @@ def chain_cases(
     request order) gives the exact joint law of X and the copies through `algorithm_joint`
     with ``uv``; each check reports its largest deviation over the grid.
     """
-    printed = _formulas(printed, ("same", "other", "step_same", "step_other"), "chain_cases")
+    printed = check_mapping("printed", printed, ("same", "other", "step_same", "step_other"))
     points = _grid_points(points, "chain_cases")
     laws = _lambdas(printed)
     tol = check_real("tol", tol, low=0)
@@ -702,7 +692,7 @@ def lemma2_cases(
     grid and, for long chains (``steps`` p's spread geometrically over [c, 1] for each c in
     ``cs``), from Lemma 1's step probabilities.
     """
-    printed = _formulas(printed, ("bound", "step_same"), "lemma2_cases")
+    printed = check_mapping("printed", printed, ("bound", "step_same"))
     points = _grid_points(points, "lemma2_cases")
     for m in steps:
         check_cells(f"lemma2_cases: a chain of {m:,} steps", check_int("steps[]", m, low=2))

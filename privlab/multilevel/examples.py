@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_distribution, check_int
-from ._checks import check_mapping, check_p, check_s
+from .._validation import PrivlabError, check_distribution, check_int, check_mapping
+from ._checks import check_p, check_s
 
 __all__ = [
     "MAX_ENUMERATED",

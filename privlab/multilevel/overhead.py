@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_array, check_int, check_real
-from ._checks import as_seed_sequence, check_cells, check_function, check_s, child_seed
+from .._validation import PrivlabError, check_array, check_callable, check_int, check_real
+from ._checks import as_seed_sequence, check_cells, check_s, child_seed
 from .exact import expected_change_points
 from .perturbation import MultiLevelPerturber
 
@@ -132,9 +132,9 @@ def overhead_table(
     """
     if isinstance(table_sizes, (str, bytes)) or not isinstance(table_sizes, Sequence) or not table_sizes:
         raise PrivlabError(f"table_sizes must be a non-empty list of table sizes, got {table_sizes!r}")
-    check_function("seed_sequence", seed_sequence)
+    check_callable("seed_sequence", seed_sequence)
     if map_fn is not None:
-        check_function("map_fn", map_fn)
+        check_callable("map_fn", map_fn)
     items = [(n, m, domain_size, c, step, naive_max_bytes, seed_sequence(n), timed) for n in table_sizes]
     parts = map_fn(_measure, items) if map_fn is not None else [_measure(item) for item in items]
     return pd.DataFrame([row for part in parts for row in part])

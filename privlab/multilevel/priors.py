@@ -31,8 +31,8 @@ import pandas as pd
 from scipy import stats
 
 from .. import params
-from .._validation import PrivlabError, _fmt, check_array, check_distribution, check_real
-from ._checks import MAX_CELLS, check_cells, check_mapping, check_s
+from .._validation import PrivlabError, _fmt, check_array, check_distribution, check_mapping, check_real
+from ._checks import MAX_CELLS, check_cells, check_s
 
 __all__ = [
     "PRIOR_KINDS",

@@ -22,14 +22,13 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_int
+from .._validation import PrivlabError, check_int, check_mapping
 from ._checks import (
     MAX_CELLS,
     MAX_CHUNKS,
     as_seed_sequence,
     check_cells,
     check_codes,
-    check_mapping,
     check_ps,
     check_s,
     check_trials,

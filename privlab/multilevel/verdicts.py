@@ -19,9 +19,9 @@ from scipy import stats
 
 from .. import claims as cl
 from .. import datasets
+from .._validation import check_mapping, check_table
 from ..claims import Claim
 from ..stats import zscores
-from ._checks import check_mapping, check_table
 from .exact import copy_given_x, expected_confidence_single, independent_all_other
 from .overhead import change_points_se
 from .priors import prior_domain
@@ -74,7 +74,7 @@ def fig5_collusion(
     name the data of a twin's ``mapping``.
     """
     columns = ("distribution", "y_a", "y_b", "y_c", "mc_all", "mc_all_se", "mc_c", "mc_c_se", "exact_all", "exact_c")
-    check_table(df, (*columns, "count_all", "trials"))
+    check_table(df, (*columns, "count_all", "trials"), min_rows=1)
     p = check_mapping("printed", printed, ("theorem1", "bars", "trials"))
     c = check_mapping("limits", limits, ("exact_tol", "z_max"))
     out = [_gap(p["theorem1"], float((df.exact_all - df.exact_c).abs().max()), c["exact_tol"])]
@@ -107,7 +107,7 @@ def fig6_equivalence(
     and ``bars``; ``limits`` ``exact_tol`` and ``alpha``; the setting as in `fig5_collusion`.
     """
     columns = ("distribution", "recipient", "p", "x", "mc", "mc_se", "uni_pert", "exact_chain", "count_x")
-    check_table(df, columns)
+    check_table(df, columns, min_rows=1)
     p = check_mapping("printed", printed, ("theorem2", "worked_example", "bars"))
     c = check_mapping("limits", limits, ("exact_tol", "alpha"))
     ex = check_mapping("printed.worked_example", p["worked_example"], ("domain_size", "retention"))
@@ -134,7 +134,7 @@ def agreement(
 
     ``printed`` holds ``follows`` (with ``rejected``); the setting as in `fig5_collusion`.
     """
-    check_table(df, ("distribution", "table", "g", "g_p", "chi2_p", "groups", "trials"))
+    check_table(df, ("distribution", "table", "g", "g_p", "chi2_p", "groups", "trials"), min_rows=1)
     p = check_mapping("printed", printed, ("follows",))
     alpha, tests = check_mapping("limits", limits, ("alpha",))["alpha"], len(df)
     follows, out = p["follows"], []
@@ -158,7 +158,7 @@ def fig7_independent(
     ``matches``; ``mechanism`` the config's mechanisms (name -> block with its ``label``, the
     table's ``scheme``); ``domain_size`` the setting's s.
     """
-    check_table(df, ("scheme", "k", "best_p", "exact", "mc", "mc_se"))
+    check_table(df, ("scheme", "k", "best_p", "exact", "mc", "mc_se"), min_rows=1)
     p = check_mapping("printed", printed, ("leaks", "no_gain", "hiv", "matches"))
     c = check_mapping("limits", limits, ("min_gain", "z_max"))
     check_mapping("mechanism", mechanism)
@@ -194,7 +194,7 @@ def fig8_overhead(
     and ``timings`` are the setting's smallest p, timing step and whether it measured time.
     """
     columns = ("n", "m", "change_points_per_tuple", "expected_change_points", "lemma2_bound")
-    check_table(df, (*columns, "history_bytes", "naive_bytes", "history_ms_per_release"))
+    check_table(df, (*columns, "history_bytes", "naive_bytes", "history_ms_per_release"), min_rows=1)
     p = check_mapping("printed", printed, ("lemma2", "expected", "space", "time"))
     lim = check_mapping("limits", limits, ("z_max", "space_ratio", "time_ratio"))
     last = df[df.m == df.m.max()]
@@ -226,7 +226,7 @@ def formulas(df: pd.DataFrame, *, printed: Block) -> list[Claim]:
 
     ``printed`` holds the claim of every ``key`` of the table.
     """
-    check_table(df, ("key", "derived", "instance", "printed_value", "derived_value", "detail", "match"))
+    check_table(df, ("key", "derived", "instance", "printed_value", "derived_value", "detail", "match"), min_rows=1)
     check_mapping("printed", printed, tuple(df.key))
     out = []
     r: Any
@@ -246,7 +246,7 @@ def example(df: pd.DataFrame, *, printed: Block, limits: Block) -> list[Claim]:
     ``both_hiv`` (with its ``bound``), ``confidence`` and ``multi``; ``limits`` ``exact_tol``
     and ``high_confidence``.
     """
-    check_table(df, ("key", "expression", "printed", "slide_arithmetic", "enumerated"))
+    check_table(df, ("key", "expression", "printed", "slide_arithmetic", "enumerated"), min_rows=1)
     names = ("numbers", "arithmetic", "retained", "requirement3", "both_hiv", "confidence", "multi")
     p = check_mapping("printed", printed, names)
     c = check_mapping("limits", limits, ("exact_tol", "high_confidence"))
@@ -280,7 +280,7 @@ def priors(df: pd.DataFrame, *, printed: Block, distributions: Block, domain_siz
     (``source`` by kind, with ``real`` and ``other``; ``lost``); ``distributions`` and
     ``domain_size`` are the setting's.
     """
-    check_table(df, ("distribution", "kind", "data", "s", "mean", "sd", "skewness", "mode", "top"))
+    check_table(df, ("distribution", "kind", "data", "s", "mean", "sd", "skewness", "mode", "top"), min_rows=1)
     p = check_mapping("printed", printed, ("panels", "cells", "shape"))
     check_mapping("distributions", distributions)
     out = [cl.equal(p["panels"], list(distributions))]

@@ -147,16 +147,16 @@ CASES = [
     (lambda: dv.formula_table(FORMULAS, X, P, {}, {"low": 1}, {}, **GRIDS), "salary must be a mapping with low"),
     (lambda: dv.formula_table(FORMULAS, X, P, {}, {"low": 1, "high": 5, "step": 0}, {}, **GRIDS), "salary.step"),
     # the verdicts
-    (lambda: verdicts.example("df", printed={}, x=X, p=P, limits={}), "df must be a DataFrame"),
+    (lambda: verdicts.example("df", printed={}, x=X, p=P, limits={}), "df must be a result table \\(a DataFrame\\)"),
     (lambda: verdicts.example(STEPS, printed={}, x=X, p=[0.5, 0.6], limits={}), "p must sum to 1"),
-    (lambda: verdicts.table1_fig1(STEPS, printed={}, limits={}), "df must have the columns example"),
+    (lambda: verdicts.table1_fig1(STEPS, printed={}, limits={}), "df lacks the column\\(s\\) example"),
     (lambda: verdicts.table1_fig1(PAIRS.iloc[:1], printed={}, limits={}), "df must hold two examples"),
-    (lambda: verdicts.formulas(STEPS, printed={}), "df must have the columns key"),
-    (lambda: verdicts.sdc(STEPS, **SDC_BLOCKS), "df must have the columns dataset"),
+    (lambda: verdicts.formulas(STEPS, printed={}), "df lacks the column\\(s\\) key"),
+    (lambda: verdicts.sdc(STEPS, **SDC_BLOCKS), "df lacks the column\\(s\\) dataset"),
     (lambda: verdicts.fig2_sampling(SDC_TABLE, **{**SDC_BLOCKS, "limits": 3}), "limits must be a mapping"),
     (lambda: verdicts.fig2_query_restriction(SDC_TABLE, **{**SDC_BLOCKS, "datasets": {}}), "datasets must have a"),
     (lambda: verdicts.fig4_noise(SDC_TABLE, **{**SDC_BLOCKS, "techniques": {"s": 1}}), r"techniques\['s'\] must"),
-    (lambda: verdicts.table2_data(STEPS, printed={}), "df must have the columns attribute"),
+    (lambda: verdicts.table2_data(STEPS, printed={}), "df lacks the column\\(s\\) attribute"),
 ]
 
 

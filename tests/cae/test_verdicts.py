@@ -146,7 +146,7 @@ def test_table2_agrees_and_a_misprinted_count_or_another_acs_count_disagrees():
 
 def test_verdicts_refuse_a_table_without_their_columns_or_a_technique_they_do_not_know():
     df, cfg = _ref("fig2_noise")
-    with pytest.raises(PrivlabError, match="df must have the columns"):
+    with pytest.raises(PrivlabError, match="df lacks the column"):
         verdicts.sdc(df.drop(columns="H0_se"), **_sdc_blocks(cfg))
     with pytest.raises(PrivlabError, match=r"techniques\['noise'\] must be an SDCTechnique"):
         verdicts.sdc(df, **{**_sdc_blocks(cfg), "techniques": {}})
@@ -154,5 +154,5 @@ def test_verdicts_refuse_a_table_without_their_columns_or_a_technique_they_do_no
         verdicts.sdc(df, **{**_sdc_blocks(cfg), "datasets": {"pums": None}})
     with pytest.raises(PrivlabError, match="printed must be a mapping"):
         verdicts.table2_data(_ref("table2_data")[0], printed="printed")
-    with pytest.raises(PrivlabError, match="df must be a DataFrame"):
+    with pytest.raises(PrivlabError, match="df must be a result table \\(a DataFrame\\)"):
         verdicts.formulas("df", printed=cfg.printed)

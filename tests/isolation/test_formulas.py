@@ -99,9 +99,9 @@ def test_formula_table_runs_every_case_on_the_configs_instances():
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"formulas": {"noise_mean": "d"}}, "formulas must give noise_mean"),
+        ({"formulas": {"noise_mean": "d"}}, "formulas lacks the key\\(s\\) noise_square"),
         ({"instance": [1, 2]}, "instance must be a mapping"),
-        ({"radius": {"T": 3, "n": 60}}, "radius must give T, n, d; missing d"),
+        ({"radius": {"T": 3, "n": 60}}, "radius lacks the key\\(s\\) d$"),
         ({"n_of_d": 5}, "n_of_d must be a sympy expression string"),
         ({"instance": {**AT, "d": "ten"}}, r"instance\.d must be a real number"),
     ],

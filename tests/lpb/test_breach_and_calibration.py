@@ -200,7 +200,7 @@ def test_noise_ratio_grids_match_one_setting_at_a_time():
     assert row.mc.tolist() == [r["mc"] for r in lpb.noise_ratio_stats(0.5, 4.0, 40, _seeds("b", 2.0))]
     with pytest.raises(PrivlabError, match="epsilons must all be > 0"):
         lpb.dp_noise_ratio(COLUMNS, [0.0], 40, seed_sequence=_seeds)
-    with pytest.raises(PrivlabError, match="map_fn must be callable"):
+    with pytest.raises(PrivlabError, match="map_fn must be a function"):
         lpb.dp_noise_ratio(COLUMNS, [1.0], 40, seed_sequence=_seeds, map_fn="serial")
 
 

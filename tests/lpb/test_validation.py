@@ -107,7 +107,7 @@ CASES = [
     (lambda: lpb.panel_settings({"x": [0.1]}, ["x"], [np.nan]), "rho2_grid must be finite"),
     (lambda: lpb.lpb_noise_ratio(COLS, {"x": [0.1]}, [0.5], "lpb", 10, seed_sequence=_seeds), "calibration must be"),
     (lambda: lpb.lpb_noise_ratio(COLS, {"x": [0.1]}, [0.5], CAL, BIG, seed_sequence=_seeds), "n_queries must be at"),
-    (lambda: lpb.dp_noise_ratio(COLS, [1.0], 10, seed_sequence=None), "seed_sequence must be callable"),
+    (lambda: lpb.dp_noise_ratio(COLS, [1.0], 10, seed_sequence=None), "seed_sequence must be a function"),
     (
         lambda: lpb.lpb_vs_dp_grid([], {}, [0.5], [1.0], -1, 10, CAL, seed_sequence=_seeds),
         "columns must be a non-empty",

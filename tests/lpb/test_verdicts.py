@@ -249,7 +249,7 @@ def test_verdicts_refuse_bad_arguments_in_one_line(ref):
         (lambda: verdicts.formulas(df.drop(columns="match"), printed=cfg.printed), "df lacks the column(s) match"),
         (lambda: verdicts.formulas(df.to_dict(), printed=cfg.printed), "df must be a result table"),
         (lambda: verdicts.formulas(df, printed=["x"]), "printed must be a mapping"),
-        (lambda: verdicts.formulas(df, printed={"formulas": {}}), "printed lacks numbers"),
+        (lambda: verdicts.formulas(df, printed={"formulas": {}}), "printed lacks the key(s) numbers"),
         (lambda: verdicts.formulas(df, printed={"formulas": {}, "numbers": {}}), "printed.formulas lacks the case"),
         (lambda: verdicts.breach_check(ref("breach_check")[0], printed=cfg.printed, rho2=0.5, limits={}), "printed"),
         (lambda: verdicts.fig5_dp_noise_ratio(ref("fig5_dp_noise_ratio")[0], printed={}, limits={}), "printed lacks"),

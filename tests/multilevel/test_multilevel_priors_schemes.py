@@ -146,5 +146,5 @@ def test_make_priors_leaves_out_switched_off_laws_and_prior_table_describes_each
     uniform = df[df.distribution == "uniform"].iloc[0]
     assert uniform["mean"] == pytest.approx(3.5) and uniform.kind == "uniform"
     assert df[df.distribution == "gaussian"]["mode"].iloc[0] == 3
-    with pytest.raises(PrivlabError, match="specs must have the key"):
+    with pytest.raises(PrivlabError, match="specs lacks the key"):
         ml.prior_table(laws, {"uniform": specs["uniform"]})

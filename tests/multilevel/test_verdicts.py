@@ -157,6 +157,6 @@ def test_a_twin_mapping_names_the_real_data():
 def test_a_table_without_its_columns_is_refused_in_one_line(name):
     verdict = getattr(verdicts, name)
     blocks = {arg: {} for arg in inspect.signature(verdict).parameters if arg != "df"}
-    with pytest.raises(PrivlabError, match="df must have the column") as info:
+    with pytest.raises(PrivlabError, match="df lacks the column") as info:
         verdict(pd.DataFrame({"x": [1]}), **blocks)
     assert "\n" not in str(info.value)
