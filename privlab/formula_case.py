@@ -6,10 +6,13 @@ row is every field.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["Case"]
+import pandas as pd
+
+__all__ = ["Case", "case_table"]
 
 
 @dataclass(frozen=True)
@@ -43,3 +46,8 @@ class Case:
 
     def row(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def case_table(cases: Iterable[Case]) -> pd.DataFrame:
+    """A formulas experiment's table: one row per case, its key in column ``key``, then the other fields."""
+    return pd.DataFrame([{"key": c.case, **c.row()} for c in cases]).drop(columns="case")

@@ -23,7 +23,7 @@ import pandas as pd
 import sympy as sp
 
 from .._validation import PrivlabError, check_int, check_mapping, check_real
-from ..formula_case import Case
+from ..formula_case import Case, case_table
 from .metric import t_radius
 from .sanitizers import expected_noise_length_ratio
 
@@ -275,4 +275,4 @@ def formula_table(
         union_bound_case(f["union_bound"], f["per_point"], n_of_d, at("n", "b", "d")),
         t_radius_case(tr["T"], tr["n"], tr["d"], t_radius),
     ]
-    return pd.DataFrame([{"key": c.case, **c.row()} for c in cases]).drop(columns="case")
+    return case_table(cases)

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import PrivlabError, check_distribution, check_int, check_mapping, check_real
-from ..formula_case import Case
+from ..formula_case import Case, case_table
 from ._checks import check_cells, check_ps, check_s
 from .perturbation import uv as privlab_uv
 
@@ -906,4 +906,4 @@ def formula_table(
         *lemma2_cases(laws, points, lemma2["cs"], lemma2["steps"], uv),
         *estimator_cases([q for q in points if q.s <= 5], uv),
     ]
-    return pd.DataFrame([{"key": c.case, **c.row()} for c in cases]).drop(columns="case")
+    return case_table(cases)
