@@ -91,7 +91,7 @@ def _techniques(cfg) -> dict:
 
 
 def _run_sdc(cfg, ctx):
-    techniques = [(m.label, m.impl) for m in ctx.mechanisms(cfg.mechanism, kind="sdc_technique").values()]
+    techniques = list(_techniques(cfg).items())  # the same labels the claims read
     found = cae.code_datasets(cfg.datasets, ctx.dataset, sk_sizes=list(cfg.sk_sizes), max_sets=cfg.max_sets)
     return cae.run_series(
         {ds: data for ds, (data, _, _) in found.items()},
