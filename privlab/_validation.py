@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -107,6 +108,18 @@ def check_callable(name: str, value, *, optional: bool = False):
     if not (callable(value) or (optional and value is None)):
         raise PrivlabError(f"{name} must be a function{' or None' if optional else ''}, got {type(value).__name__}")
     return value
+
+
+#: ``map_fn(fn, items) -> list``: an ordered, possibly parallel map (e.g. ``RunContext.map``)
+MapFn = Callable[[Callable[[Any], Any], list[Any]], Sequence[Any]]
+
+
+def map_in_order(fn: Callable[[Any], Any], items, map_fn: MapFn | None = None, *, name: str = "map_fn") -> list:
+    """``[fn(item) for item in items]``, through ``map_fn`` when one is given: the papers' grids
+    take their parallelism this way, so the library never sees the run context."""
+    check_callable(name, map_fn, optional=True)
+    items = list(items)
+    return [fn(item) for item in items] if map_fn is None else list(map_fn(fn, items))
 
 
 def check_mapping(name: str, value, keys=()):

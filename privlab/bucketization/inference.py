@@ -9,14 +9,14 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from privlab._validation import PrivlabError, check_int, check_real, rng_from
+from privlab._validation import MapFn, PrivlabError, check_int, check_real, rng_from
 from privlab.stats import mean_se
 
 from .._validation import check_callable
 from .assign import bucketize
 from .checker import check_bucketization
 from .metrics import make_query_pool, pool_relative_errors
-from .settings import MAX_SIZE, MapFn, SeedLike, check_codes, check_max_size, map_tasks
+from .settings import MAX_SIZE, SeedLike, check_codes, check_max_size, map_tasks
 from .tables import Table
 from .two_size import two_size
 

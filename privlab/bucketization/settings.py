@@ -15,9 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privlab._validation import PrivlabError, check_array, check_int, check_real
-
-from .._validation import check_callable
+from privlab._validation import MapFn, PrivlabError, check_array, check_int, check_real, map_in_order
 
 # F_i * S is compared with integers; F_i comes from floating arithmetic (theta*f + b), so an
 # exact product like 0.1 * 30 = 3.0000000000000004 or 2.9999999999999996 must count as 3.
@@ -69,10 +67,6 @@ def check_mapping(name: str, value: object, what: str) -> Mapping[Any, Any]:
     return value
 
 
-#: ``map_fn(fn, items) -> list`` in order (e.g. ``RunContext.map``)
-MapFn = Callable[[Callable[[Any], Any], Sequence[Any]], list]
-
-
 def apply_task(task: tuple[Callable[..., Any], Sequence[Any]]) -> Any:
     """One work item of a ``map_fn``: ``(function, arguments)`` -> ``function(*arguments)``."""
     fn, args = task
@@ -81,9 +75,7 @@ def apply_task(task: tuple[Callable[..., Any], Sequence[Any]]) -> Any:
 
 def map_tasks(tasks: Sequence[tuple[Callable[..., Any], Sequence[Any]]], map_fn: MapFn | None) -> list:
     """`apply_task` of every task, through ``map_fn`` (in order) or serially when it is None."""
-    if map_fn is None:
-        return [apply_task(t) for t in tasks]
-    return list(check_callable("map_fn", map_fn)(apply_task, list(tasks)))
+    return map_in_order(apply_task, tasks, map_fn)
 
 
 def check_setting(setting: object) -> BucketSetting:

@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privlab._validation import PrivlabError, check_callable, check_int, check_real
+from privlab._validation import MapFn, PrivlabError, check_callable, check_int, check_real
 from privlab.stats import mean_se
 
 from .mechanisms import BucketingMechanism, Release, release_all
 from .metrics import make_query_pool, pool_relative_errors
-from .settings import MapFn, check_mapping, check_max_size, fprivacy, map_tasks
+from .settings import check_mapping, check_max_size, fprivacy, map_tasks
 from .tables import Table, check_tables
 
 __all__ = ["release_grid", "mse_table", "re_table"]

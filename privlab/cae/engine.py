@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_array, check_callable, check_int
+from .._validation import PrivlabError, check_array, check_callable, check_int, map_in_order
 from ._checks import check_instance
 from .data import SKData
 from .measure import cae_batch
@@ -262,8 +262,7 @@ def run_series(
         if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[1], SDCTechnique)):
             raise PrivlabError(f"techniques must be (label, SDCTechnique) pairs, got {item!r}")
     check_callable("seed_sequence", seed_sequence)
-    if map_fn is not None:
-        check_callable("map_fn", map_fn)
+    check_callable("map_fn", map_fn, optional=True)
     lp_check_records = check_int("lp_check_records", lp_check_records, low=0, high=10_000)
     if labels is not None and (not isinstance(labels, Mapping) or any(ds not in labels for ds in data)):
         raise PrivlabError(f"labels must map every data set of data to its label, got {labels!r}")
@@ -276,6 +275,6 @@ def run_series(
             for rep in range(R):
                 args = (d, technique, level, rep, seed_sequence(ds, label, level, rep), lp_check_records)
                 tasks.append(({"dataset": ds, "technique": label, "param": level}, args))
-    chunks = map_fn(labelled_rows, tasks) if map_fn is not None else [labelled_rows(t) for t in tasks]
+    chunks = map_in_order(labelled_rows, tasks, map_fn)
     table = summarise(pd.DataFrame([r for chunk in chunks for r in chunk]), R)
     return table if labels is None else table.assign(data=table.dataset.map(dict(labels)))

@@ -18,7 +18,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, _fmt, check_array, check_callable, check_choice, check_int, check_real
+from .._validation import (
+    MapFn,
+    PrivlabError,
+    _fmt,
+    check_array,
+    check_callable,
+    check_choice,
+    check_int,
+    check_real,
+    map_in_order,
+)
 from ._checks import check_values
 from .data import SCALINGS, scale_to_cube, uniform_cube
 from .mechanisms import Sanitizer
@@ -29,7 +39,6 @@ from .utility import mixture_utility
 __all__ = ["stream_seeds", "results_table", "c_T_table", "bad_sanitizer_table", "real_data_table", "utility_table"]
 
 SeedSource = Callable[..., np.random.SeedSequence]  # seed_sequence(*key), e.g. RunContext.seed_sequence
-MapFn = Callable[[Callable[..., Any], list[Any]], list[Any]]  # map(fn, items) -> list, in order
 Task = tuple[Callable[..., list[dict[str, Any]]], dict[str, Any], dict[str, Any], dict[str, Any]]
 
 
@@ -68,7 +77,7 @@ def _labelled_rows(task: Task) -> list[dict[str, Any]]:
 
 def _run(tasks: list[Task], map_fn: MapFn | None) -> list[list[dict[str, Any]]]:
     """Every task's rows, in the order of ``tasks``."""
-    return map_fn(_labelled_rows, tasks) if map_fn is not None else [_labelled_rows(t) for t in tasks]
+    return map_in_order(_labelled_rows, tasks, map_fn)
 
 
 def results_table(

@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .._validation import PrivlabError, check_array, check_callable
+from .._validation import PrivlabError, check_array
 from .example import attribute_summary
-
-MapFn = Callable[[Callable[[Any], Any], list], list]
-
-
-def run_tasks(fn: Callable[[Any], Any], tasks: list, map_fn: MapFn | None) -> list:
-    """``[fn(task) for task in tasks]`` through ``map_fn`` (a parallel map, in order) when given."""
-    if map_fn is None:
-        return [fn(t) for t in tasks]
-    check_callable("map_fn", map_fn)
-    return list(map_fn(fn, tasks))
 
 
 def summaries(columns: Mapping[str, np.ndarray]) -> dict[str, dict]:

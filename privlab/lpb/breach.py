@@ -15,8 +15,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_array, check_callable, check_choice, check_int, check_real, rng_from
-from ._grid import MapFn, panel_rho1s, run_tasks
+from .._validation import (
+    MapFn,
+    PrivlabError,
+    check_array,
+    check_callable,
+    check_choice,
+    check_int,
+    check_real,
+    map_in_order,
+    rng_from,
+)
+from ._grid import panel_rho1s
 from ._sizes import MAX_CELLS, MAX_DRAWS, check_cells, check_size
 from .adversary import max_posterior, posteriors, query_answers
 from .calibration import Calibration, check_rhos
@@ -232,4 +242,4 @@ def breach_grid(
             label = {"attribute": a, "rho1": rho1, "rho2": r2, "prior": prior, "eps_factor": factor, "epsilon": eps}
             seed = seed_sequence(a, rho1, prior, factor)
             tasks.append((label, (values, known, rho1, r2, prior, eps, n_responses, chunk, seed)))
-    return pd.DataFrame(run_tasks(_labelled_row, tasks, map_fn))
+    return pd.DataFrame(map_in_order(_labelled_row, tasks, map_fn))

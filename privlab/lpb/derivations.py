@@ -24,9 +24,8 @@ import numpy as np
 import pandas as pd
 import sympy as sp
 
-from .._validation import PrivlabError, check_choice, check_real
+from .._validation import MapFn, PrivlabError, check_choice, check_real, map_in_order
 from ..claims import rounds_to
-from ._grid import MapFn, run_tasks
 from ._sizes import MAX_DRAWS, check_size
 from .adversary import max_posterior, posteriors, query_answers
 from .breach import capped_prior
@@ -524,6 +523,6 @@ def check_all(formulas: Mapping[str, Any], numbers: Mapping[str, Any], *, map_fn
     _entries("formulas", formulas, ("check", "expr"))
     _entries("numbers", numbers, ("expr", "value"))
     tasks = [(k, e["check"], e["expr"], dict(e.get("options") or {})) for k, e in formulas.items()]
-    rows = run_tasks(_case_row, tasks, map_fn)
+    rows = map_in_order(_case_row, tasks, map_fn)
     rows += [arithmetic(k, e["expr"], e["value"]).row() for k, e in numbers.items()]
     return pd.DataFrame(rows)

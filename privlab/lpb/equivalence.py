@@ -21,8 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validation import PrivlabError, check_array, check_callable, check_int
-from ._grid import MapFn, run_tasks
+from .._validation import MapFn, PrivlabError, check_array, check_callable, check_int, map_in_order
 from ._sizes import MAX_DRAWS, check_size
 from .adversary import max_posterior
 from .breach import capped_prior, informed_adversary
@@ -183,4 +182,4 @@ def lpb_vs_dp_grid(
         known, values = adversaries[a]
         args = (values, known, rho1, rho2, grid, n_queries, seed_sequence(a, rho1, rho2), calibration)
         tasks.append(({"attribute": a, "rho1": rho1, "rho2": rho2}, args))
-    return pd.DataFrame([r for chunk in run_tasks(_labelled_rows, tasks, map_fn) for r in chunk])
+    return pd.DataFrame([r for chunk in map_in_order(_labelled_rows, tasks, map_fn) for r in chunk])

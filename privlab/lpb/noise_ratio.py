@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_array, check_callable, check_real
+from .._validation import MapFn, PrivlabError, check_array, check_callable, check_real, map_in_order
 from ..stats import quantile_se
-from ._grid import MapFn, panel_rho1s, run_tasks, summaries
+from ._grid import panel_rho1s, summaries
 from ._sizes import MAX_DRAWS, check_size
 from .calibration import Calibration
 from .laplace import laplace_noise, laplace_quantile
@@ -77,7 +77,7 @@ def _labelled_stats(task: tuple) -> list[dict[str, Any]]:
 
 def _stats_table(tasks: list, map_fn: MapFn | None) -> pd.DataFrame:
     """The statistics of each (label, lambda, range, n_queries, seed) task, one row per statistic."""
-    return pd.DataFrame([r for chunk in run_tasks(_labelled_stats, tasks, map_fn) for r in chunk])
+    return pd.DataFrame([r for chunk in map_in_order(_labelled_stats, tasks, map_fn) for r in chunk])
 
 
 def lpb_noise_ratio(

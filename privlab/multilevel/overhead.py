@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_array, check_callable, check_int, check_real
+from .._validation import PrivlabError, check_array, check_callable, check_int, check_real, map_in_order
 from ._checks import as_seed_sequence, check_cells, check_s, child_seed
 from .exact import expected_change_points
 from .perturbation import MultiLevelPerturber
@@ -133,10 +133,9 @@ def overhead_table(
     if isinstance(table_sizes, (str, bytes)) or not isinstance(table_sizes, Sequence) or not table_sizes:
         raise PrivlabError(f"table_sizes must be a non-empty list of table sizes, got {table_sizes!r}")
     check_callable("seed_sequence", seed_sequence)
-    if map_fn is not None:
-        check_callable("map_fn", map_fn)
+    check_callable("map_fn", map_fn, optional=True)
     items = [(n, m, domain_size, c, step, naive_max_bytes, seed_sequence(n), timed) for n in table_sizes]
-    parts = map_fn(_measure, items) if map_fn is not None else [_measure(item) for item in items]
+    parts = map_in_order(_measure, items, map_fn)
     return pd.DataFrame([row for part in parts for row in part])
 
 

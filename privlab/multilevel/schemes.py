@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_int, check_mapping
+from .._validation import PrivlabError, check_int, check_mapping, map_in_order
 from ._checks import (
     MAX_CELLS,
     MAX_CHUNKS,
@@ -211,7 +211,7 @@ def confidence_curves(
         (list(schemes), checked, s, min(chunk, trials - c * chunk), child_seed(ss, c))
         for c in range(-(-trials // chunk))
     ]
-    parts = (map or (lambda fn, xs: [fn(x) for x in xs]))(confidence_chunk, items)
+    parts = map_in_order(confidence_chunk, items, map, name="map")
     total = parts[0].copy()
     for part in parts[1:]:
         total += part  # in chunk order, whatever the workers

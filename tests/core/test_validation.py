@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
-from privlab._validation import PrivlabError, check_callable, check_mapping, check_table
+from privlab._validation import PrivlabError, check_callable, check_mapping, check_table, map_in_order
 
 
 def test_check_callable():
@@ -38,3 +38,16 @@ def test_check_table_wants_its_columns_and_rows():
         check_table(df.iloc[:0], ("a",), name="table", min_rows=1)
     with pytest.raises(PrivlabError, match=r"^df must be a result table \(a DataFrame\), got dict$"):
         check_table({"a": [1]}, ("a",))
+
+
+def test_map_in_order_is_the_serial_map_or_the_given_one():
+    calls = []
+
+    def through(fn, items):
+        calls.append(len(items))
+        return [fn(x) for x in reversed(items)][::-1]  # a map that works out of order, returns in order
+
+    assert map_in_order(abs, (-1, 2, -3)) == [1, 2, 3]
+    assert map_in_order(abs, (-1, 2, -3), through) == [1, 2, 3] and calls == [3]
+    with pytest.raises(PrivlabError, match=r"^map must be a function or None, got int$"):
+        map_in_order(abs, [1], 3, name="map")
