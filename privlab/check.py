@@ -239,3 +239,119 @@ def compare_dirs(a: Path, b: Path, experiments: list[Experiment]) -> list[Compar
         changes.sort(key=lambda v: v.rank)
         out.append(Comparison(exp_id, status, drift.detail, drift.cells, changes))
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# privlab check
+# ---------------------------------------------------------------------------------------
+def run_check(ids: list[str], *, paper: str | None, profile: str, reference: str | None, update: bool) -> int:
+    """``privlab check``: recompute each chosen experiment and compare it with its reference (or
+    rewrite the reference with ``update``), one row per experiment as it finishes; 1 on any drift.
+    A fault in one experiment is its row, not the end of the check."""
+    import tempfile
+    import time
+
+    from . import registry, runner, store
+    from .launch import fail
+
+    exps = registry.select(ids, paper=paper)
+    if profile not in runner.PROFILES:
+        raise PrivlabError(f"--profile must be one of {', '.join(runner.PROFILES)}; got {profile!r}")
+    given = Path(reference) if reference else None
+    if given is not None and update:
+        store.probe_writable(given, "--reference")
+    elif given is not None and not given.is_dir():
+        raise PrivlabError(f"--reference {given} is not a directory")
+    paper_scale = profile == "paper"
+    configs = [(exp, runner.compose(exp.id, [], profile=profile)) for exp in exps]
+    width = max((len(e.id) for e in exps), default=10)
+    print(f"{'experiment':<{width}}  {'status':<8}  {'seconds':>7}  detail", flush=True)
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        # quick: every table recomputed in a fresh directory; paper scale: into the results directory,
+        # reusing a complete result of the same config, seed and code (privlab reproduce --profile paper)
+        work = runner.default_results_dir() if paper_scale else Path(tmp)
+        for exp, cfg in configs:  # rows stream out as experiments finish
+            ref_dir = given or reference_for(exp, profile)
+            start = time.perf_counter()
+            try:
+                table = _checked_table(exp, cfg, work, reuse=paper_scale)
+            except KeyboardInterrupt:
+                raise
+            except Exception as exc:  # a fault in one experiment is its row, not the end of the check
+                bad += 1
+                print(f"{exp.id:<{width}}  {'ERROR':<8}  {time.perf_counter() - start:7.1f}  {runner.error_line(exc)}")
+                continue
+            seconds = time.perf_counter() - start
+            if update:
+                target = runner.atomic_write_text(reference_path(exp, ref_dir), runner.table_to_csv(table))
+                status, detail = "updated", f"{len(table)} rows -> {target}"
+            else:
+                drift = check_against_reference(exp, table, ref_dir)
+                bad += drift.status != "ok"
+                status, detail = drift.status.upper(), drift.detail
+            print(f"{exp.id:<{width}}  {status:<8}  {seconds:7.1f}  {detail}", flush=True)
+    if bad:
+        fail(f"{bad} of {len(configs)} experiment(s) drifted from their references", 1)
+    return 0
+
+
+def reference_for(exp: Experiment, profile: str) -> Path:
+    """Quick-profile references in the paper's reference directory, paper-profile ones in its ``paper/``."""
+    from . import runner
+
+    base = runner.reference_dir(exp)
+    return base / "paper" if profile == "paper" else base
+
+
+def _checked_table(exp: Experiment, cfg, work: Path, *, reuse: bool) -> pd.DataFrame:
+    from . import runner
+
+    out_dir = work / exp.paper / exp.name
+    if reuse and runner.is_complete(out_dir, cfg, exp):
+        return pd.read_csv(out_dir / "result.csv")
+    if reuse:
+        return runner.execute(exp.id, cfg, results_dir=work, log=lambda m: None).table
+    return runner.run_table(exp, cfg, runner.make_context(cfg, work, log=lambda m: None))
+
+
+# ---------------------------------------------------------------------------------------
+# privlab compare
+# ---------------------------------------------------------------------------------------
+def run_compare(a: str, b: str, *, paper: str | None, html: str | None) -> int:
+    """``privlab compare A B``: each experiment's status, the worst moved cells of a drifted one
+    and the claims that changed verdict; 1 on any difference. ``html`` also writes it as a page."""
+    from . import registry, runner
+
+    comparisons = compare_dirs(Path(a), Path(b), registry.select(paper=paper))
+    width = max(len(c.exp_id) for c in comparisons)
+    print(f"{'experiment':<{width}}  {'status':<16}  detail")
+    for c in comparisons:
+        print(f"{c.exp_id:<{width}}  {c.status:<16}  {c.detail if c.status == 'drifted' else ''}".rstrip())
+        for cell in c.cells if c.status == "drifted" else []:
+            print(f"    {cell.row}: {cell.column} A={cell.ref} B={cell.new} (allowed {cell.allowed})")
+    verdicts = sorted(((c.exp_id, v) for c in comparisons for v in c.verdicts), key=lambda p: p[1].rank)
+    if verdicts:
+        print("claims that changed verdict:")
+        for exp_id, v in verdicts:
+            print(f"    {exp_id}: {v.a} -> {v.b}: {v.claim}")
+    counts = {s: sum(c.status == s for c in comparisons) for s in STATUSES}
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) + f"; {len(verdicts)} claim verdict(s) changed"
+    print(summary)
+    if html:
+        from jinja2 import Environment, PackageLoader
+
+        env = Environment(loader=PackageLoader("privlab", "templates"), autoescape=True)
+        css = {
+            "same": "same",
+            "within tolerance": "within",
+            "drifted": "drifted",
+            "only in A": "only",
+            "only in B": "only",
+        }
+        page = env.get_template("compare.html.j2").render(
+            a=a, b=b, comparisons=comparisons, css=css, verdicts=verdicts, summary=summary
+        )
+        print(f"wrote {runner.atomic_write_text(Path(html), page)}")
+    differs = sum(c.status not in ("same", "within tolerance") for c in comparisons) + len(verdicts)
+    return 1 if differs else 0

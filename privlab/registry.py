@@ -1,7 +1,6 @@
 """The registry: papers and their experiments, declared once, in the papers' own modules.
 
-A paper is a module ``experiments/<paper>.py`` under a paper root (see
-`privlab.papers`). It declares itself and its experiments::
+A paper is a module (or package) that declares itself and its experiments::
 
     PAPER = Paper("Ouyang, Yin, Liu - Limiting Privacy Breaches in Differential Privacy",
                   seed="003_bcd9c4aebb45eb59.txt")
@@ -10,15 +9,28 @@ A paper is a module ``experiments/<paper>.py`` under a paper root (see
                 params={"rho2": Real(0, 1, low_open=True, high_open=True), ...})
     def fig1_lambda(cfg, ctx) -> pandas.DataFrame: ...
 
-    @fig1_lambda.figure("fig1_lambda")
-    def _(df) -> matplotlib.figure.Figure: ...
+    fig1_lambda.judged_by(verdicts.fig1_lambda, panels="panels")   # claims: privlab.lpb.verdicts
 
-    @fig1_lambda.claims
-    def _(df, cfg) -> list[Claim]: ...
+The experiment's id is ``<paper>/<function name>`` (here ``lpb/fig1_lambda``) and its config
+lives at ``experiment/<paper>/<name>.yaml`` of the paper's config directory. Papers come
+from three places (`sources`):
 
-The experiment's id is ``<paper>/<function name>`` (here ``lpb/fig1_lambda``): the
-module name gives the paper, the function name the experiment, and its config lives at
-``conf/experiment/<paper>/<name>.yaml`` of the same root. Nothing else names it.
+* privlab's own: the subpackages of `privlab.experiments` (``privlab/experiments/<paper>/``),
+  their configs in ``privlab/conf/``, references in ``privlab/reference/``, ledgers at
+  ``privlab/experiments/<paper>.ledger.yaml``;
+* a *paper root* on ``PRIVLAB_PATH`` (directories separated by ``os.pathsep``): a directory
+  holding ``experiments/<paper>.py`` (or a package ``experiments/<paper>/``),
+  ``conf/experiment/<paper>/``, optionally ``results/reference/<paper>/`` and
+  ``experiments/<paper>.ledger.yaml``. The root joins ``sys.path`` (so a paper's own library
+  beside its experiments imports by name, in worker processes too) and its module is
+  imported as ``experiments.<paper>`` (``experiments`` is a namespace package spanning every
+  root, so a root's ``experiments/`` folder has no ``__init__.py``);
+* an installed package that names its paper module in the entry-point group
+  ``privlab.papers`` (``toy = "toy_paper"``): configs in ``conf/``, references in
+  ``reference/`` and the ledger ``<paper>.ledger.yaml`` beside that module.
+
+A paper module may also contribute a subcommand of ``privlab`` with `command` (LPB's
+``privlab epsilon``), through the same import that registers its experiments.
 """
 
 from __future__ import annotations
@@ -48,6 +60,9 @@ __all__ = [
     "get",
     "all_experiments",
     "select",
+    "command",
+    "commands",
+    "paper_of",
 ]
 
 
@@ -87,12 +102,18 @@ IGNORE = Tolerance(ignore=True)
 
 @dataclass(frozen=True)
 class Paper:
-    """A paper privlab reproduces: declared as ``PAPER = Paper(...)`` in its experiments module."""
+    """A paper privlab reproduces: declared as ``PAPER = Paper(...)`` in its module; the registry
+    fills in where it was found and where its configs, references and ledger live."""
 
     title: str
     seed: str = ""  # the seed text the reproduction works from
-    key: str = ""  # the module name, filled in by the registry
-    root: Path | None = None  # the paper root it was found under
+    key: str = ""  # its key (the experiments' id prefix)
+    source: str = ""  # where it was found: "privlab", "PRIVLAB_PATH <root>" or "entry point <name>"
+    module: str = ""  # the module that declares it
+    conf_dir: Path | None = None  # holds experiment/<key>/<name>.yaml
+    reference_dir: Path | None = None  # holds <key>/<name>/ (quick) and paper/<key>/<name>/ (paper profile)
+    ledger_path: Path | None = None  # <key>.ledger.yaml (absent: the paper has no ledger)
+    root: Path | None = None  # the directory a ledger's ``test:tests/...`` references resolve against
 
 
 @dataclass(eq=False)
@@ -197,15 +218,26 @@ def _judge(verdict: Callable[..., list[Claim]], read: dict[str, Any], table: Any
 
 _REGISTRY: dict[str, Experiment] = {}
 _PAPERS: dict[str, Paper] = {}
+_PREFIXES: dict[str, str] = {}  # module prefix -> paper key, for papers from entry points
+BUILTIN = "privlab.experiments"  # privlab's own papers: its subpackages
+ROOTS = "experiments"  # papers of PRIVLAB_PATH roots: the namespace package of their experiments/ folders
+ENTRY_POINTS = "privlab.papers"  # the entry-point group of papers in installed packages
+PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def _paper_key(module: str) -> str:
-    """The paper of an experiments module: ``experiments/<paper>.py``, or any module of the package
-    ``experiments/<paper>/`` (a paper with many experiments may group them by artifact)."""
-    prefix = "privlab.papers."
-    if not module.startswith(prefix):
-        raise ValueError(f"experiments are declared in experiments/<paper>.py of a paper root; {module} is not one")
-    return module[len(prefix) :].split(".")[0]
+    """The paper of a module that declares experiments: ``privlab.experiments.<paper>[...]``,
+    ``experiments.<paper>[...]`` of a PRIVLAB_PATH root, or a module under an entry point's."""
+    for prefix in (BUILTIN, ROOTS):
+        if module.startswith(prefix + "."):
+            return module[len(prefix) + 1 :].split(".")[0]
+    for prefix, key in _PREFIXES.items():
+        if module == prefix or module.startswith(prefix + "."):
+            return key
+    raise ValueError(
+        f"experiments are declared in a paper module (privlab.experiments.<paper>, experiments/<paper>.py of a "
+        f"PRIVLAB_PATH root, or an entry point of group {ENTRY_POINTS}); {module} is not one"
+    )
 
 
 def experiment(
@@ -271,36 +303,178 @@ def experiment(
 
 
 _BROKEN: dict[str, str] = {}  # paper -> why its module failed to load
+_LOADING: list[str] = []  # the paper whose module is being imported (commands it registers are its)
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A paper module found by one of the sources, before it is imported."""
+
+    key: str
+    module: str
+    where: str  # for messages: the file or entry point
+    source: str
+    conf_dir: Path | None
+    reference_dir: Path | None
+    ledger_path: Path | None
+    root: Path | None
+
+
+def path_roots() -> list[Path]:
+    """The directories on ``PRIVLAB_PATH``; an entry that is not a paper root is one line naming it."""
+    import os
+
+    out: list[Path] = []
+    for entry in os.environ.get("PRIVLAB_PATH", "").split(os.pathsep):
+        if not entry.strip():
+            continue
+        path = Path(entry).expanduser()
+        what = (
+            "does not exist"
+            if not path.exists()
+            else "is not a directory"
+            if not path.is_dir()
+            else "has no experiments/ folder"
+            if not (path / "experiments").is_dir()
+            else "holds experiments/__init__.py (a paper root's experiments/ folder is not a package; remove it)"
+            if (path / "experiments" / "__init__.py").exists()
+            else ""
+        )
+        if what:
+            raise PrivlabError(
+                f"PRIVLAB_PATH entry {entry!r} {what}; PRIVLAB_PATH lists paper roots (directories holding "
+                f"experiments/<paper>.py and conf/experiment/<paper>/), separated by {os.pathsep!r}"
+            )
+        if path.resolve() not in out:
+            out.append(path.resolve())
+    return out
+
+
+def _builtin() -> list[_Found]:
+    from . import experiments
+
+    return [
+        _Found(
+            key=info.name,
+            module=f"{BUILTIN}.{info.name}",
+            where=f"{PACKAGE_DIR / 'experiments' / info.name}",
+            source="privlab",
+            conf_dir=PACKAGE_DIR / "conf",
+            reference_dir=PACKAGE_DIR / "reference",
+            ledger_path=PACKAGE_DIR / "experiments" / f"{info.name}.ledger.yaml",
+            root=PACKAGE_DIR.parent,
+        )
+        for info in pkgutil.iter_modules(experiments.__path__)
+        if info.ispkg and not info.name.startswith("_")
+    ]
+
+
+def _from_roots() -> list[_Found]:
+    import sys
+
+    found = []
+    for root in path_roots():
+        if str(root) not in sys.path:  # the root's own modules import by name, in workers too
+            sys.path.append(str(root))
+        folder = root / "experiments"
+        for path in sorted(folder.iterdir()):
+            key = path.stem if path.suffix == ".py" else path.name if (path / "__init__.py").is_file() else ""
+            if not key or key.startswith("_") or not key.isidentifier():
+                continue
+            found.append(
+                _Found(
+                    key=key,
+                    module=f"{ROOTS}.{key}",
+                    where=str(path),
+                    source=f"PRIVLAB_PATH {root}",
+                    conf_dir=root / "conf",
+                    reference_dir=root / "results" / "reference",
+                    ledger_path=folder / f"{key}.ledger.yaml",
+                    root=root,
+                )
+            )
+    return found
+
+
+def _from_entry_points() -> list[_Found]:
+    import importlib.util
+    from importlib.metadata import entry_points
+
+    found = []
+    for ep in entry_points(group=ENTRY_POINTS):
+        spec = importlib.util.find_spec(ep.module.split(".")[0])
+        origin = None
+        try:
+            origin = importlib.util.find_spec(ep.module)
+        except ModuleNotFoundError:
+            pass
+        if spec is None or origin is None or origin.origin is None:
+            _BROKEN[ep.name] = f"entry point {ep.name} = {ep.value} of group {ENTRY_POINTS}: no module {ep.module}"
+            continue
+        folder = Path(origin.origin).resolve().parent
+        found.append(
+            _Found(
+                key=ep.name,
+                module=ep.module,
+                where=f"entry point {ep.name} = {ep.value}",
+                source=f"entry point {ep.name}",
+                conf_dir=folder / "conf",
+                reference_dir=folder / "reference",
+                ledger_path=folder / f"{ep.name}.ledger.yaml",
+                root=folder.parent,
+            )
+        )
+    return found
+
+
+def sources() -> list[str]:
+    """Where the registry looks for papers, in words (said when it finds none)."""
+    import os
+
+    return [
+        f"privlab's own papers ({PACKAGE_DIR / 'experiments'})",
+        f"PRIVLAB_PATH ({os.environ.get('PRIVLAB_PATH') or 'not set'})",
+        f"installed packages with entry points of group {ENTRY_POINTS}",
+    ]
 
 
 @functools.cache
 def _load_papers() -> None:
     """Import every paper module; one that fails to import is recorded, not fatal to the others."""
-    from . import papers as pkg
-
-    pkg.refresh_path()
     seen: dict[str, str] = {}
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name.startswith("_"):
-            continue
-        where = getattr(info.module_finder, "path", "?")
-        if info.name in seen:
-            raise PrivlabError(f"paper {info.name!r} is defined twice: in {seen[info.name]} and {where}")
-        seen[info.name] = where
+    for found in [*_builtin(), *_from_roots(), *_from_entry_points()]:
+        if found.key in seen:
+            raise PrivlabError(f"paper {found.key!r} is defined twice: in {seen[found.key]} and {found.where}")
+        seen[found.key] = found.where
+        if found.source.startswith("entry point"):
+            _PREFIXES[found.module] = found.key
+        _LOADING.append(found.key)
         try:
-            module = importlib.import_module(f"privlab.papers.{info.name}")
+            module = importlib.import_module(found.module)
         except Exception as exc:  # a broken paper must not take the others down
-            _BROKEN[info.name] = f"{where}/{info.name}.py failed to import: {type(exc).__name__}: {exc}".splitlines()[0]
-            for key in [k for k in _REGISTRY if k.startswith(f"{info.name}/")]:
+            _BROKEN[found.key] = f"{found.where} failed to import: {type(exc).__name__}: {exc}".splitlines()[0]
+            for key in [k for k in _REGISTRY if k.startswith(f"{found.key}/")]:
                 del _REGISTRY[key]
+            for name in [n for n, c in _COMMANDS.items() if c.paper == found.key]:
+                del _COMMANDS[name]
             continue
+        finally:
+            _LOADING.pop()
         paper = getattr(module, "PAPER", None)
         if not isinstance(paper, Paper):
-            _BROKEN[info.name] = f"{module.__file__} declares no PAPER = Paper(...)"
+            _BROKEN[found.key] = f"{found.where} declares no PAPER = Paper(...)"
             continue
-        where_file = Path(module.__file__ or ".").resolve()
-        root = where_file.parents[2] if where_file.name == "__init__.py" else where_file.parents[1]
-        _PAPERS[info.name] = Paper(title=paper.title, seed=paper.seed, key=info.name, root=root)
+        _PAPERS[found.key] = Paper(
+            title=paper.title,
+            seed=paper.seed,
+            key=found.key,
+            source=found.source,
+            module=found.module,
+            conf_dir=found.conf_dir,
+            reference_dir=found.reference_dir,
+            ledger_path=found.ledger_path,
+            root=found.root,
+        )
 
 
 def broken() -> dict[str, str]:
@@ -327,7 +501,7 @@ def get(id: str) -> Experiment:
     if id not in _REGISTRY and id.partition("/")[0] in _BROKEN:
         raise PrivlabError(f"experiment {id!r} is unavailable: {_BROKEN[id.partition('/')[0]]}")
     if id not in _REGISTRY:
-        known = ", ".join(sorted(_REGISTRY)) or "(none)"
+        known = ", ".join(sorted(_REGISTRY)) or f"(none; looked in {'; '.join(sources())})"
         raise PrivlabError(f"unknown experiment {id!r}; known experiments: {known}")
     return _REGISTRY[id]
 
@@ -343,8 +517,50 @@ def select(ids: Sequence[str] = (), paper: str | None = None) -> list[Experiment
     return [e for e in chosen if paper is None or e.paper == paper]
 
 
-def root_of(exp: Experiment) -> Path:
-    """The paper root holding ``exp``'s module, config and reference."""
-    root = papers()[exp.paper].root
-    assert root is not None
-    return root
+def paper_of(exp: Experiment) -> Paper:
+    """The paper that declares ``exp`` (its configs, references and ledger)."""
+    return papers()[exp.paper]
+
+
+# ---------------------------------------------------------------------------------------
+# subcommands contributed by papers
+# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Command:
+    """A ``privlab <name>`` subcommand: ``configure`` adds its arguments to an argparse parser,
+    ``run`` takes the parsed arguments and returns the exit status."""
+
+    name: str
+    help: str
+    run: Callable[[Any], int]
+    configure: Callable[[Any], None]
+    description: str = ""
+    paper: str = ""  # the paper that contributes it ("" for privlab's core commands)
+
+
+_COMMANDS: dict[str, Command] = {}
+
+
+def command(
+    name: str, *, help: str, configure: Callable[[Any], None], description: str = ""
+) -> Callable[[Callable[[Any], int]], Callable[[Any], int]]:
+    """Register the decorated ``args -> exit status`` function as ``privlab <name>``.
+
+    A paper module registers its commands at import, beside its experiments (``privlab epsilon``
+    is LPB's); the command line builds its parser from every registered command.
+    """
+
+    def register(fn: Callable[[Any], int]) -> Callable[[Any], int]:
+        paper = _LOADING[-1] if _LOADING else ""
+        if name in _COMMANDS and _COMMANDS[name].run.__code__ is not fn.__code__:
+            raise ValueError(f"command {name!r} registered twice")
+        _COMMANDS[name] = Command(name, help, fn, configure, description, paper)
+        return fn
+
+    return register
+
+
+def commands() -> dict[str, Command]:
+    """Every command the papers contribute, by name."""
+    _load_papers()
+    return dict(sorted(_COMMANDS.items()))

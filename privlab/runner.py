@@ -27,7 +27,9 @@ from . import params, registry, store
 from ._validation import PrivlabError
 from .context import RunContext
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+PACKAGE_DIR = Path(__file__).resolve().parent
+# the source checkout privlab runs from, if any (its git commit goes into provenance); None when installed
+CHECKOUT = PACKAGE_DIR.parent if (PACKAGE_DIR.parent / "pyproject.toml").is_file() else None
 PROFILES = ("quick", "paper")
 BACKENDS = ("loky", "threading", "multiprocessing", "dask", "ray")
 # keys that say how to run, not what to compute: results never depend on them
@@ -35,28 +37,31 @@ RUNTIME_KEYS = ("n_jobs", "cache", "joblib_backend", "joblib_address", "results_
 
 
 def conf_dir() -> Path:
-    """The Hydra config directory (``conf/`` of the checkout; PRIVLAB_CONF overrides)."""
-    path = Path(os.environ.get("PRIVLAB_CONF", REPO_ROOT / "conf"))
+    """The Hydra config directory: privlab's own (package data, ``privlab/conf``), or PRIVLAB_CONF."""
+    path = Path(os.environ.get("PRIVLAB_CONF", PACKAGE_DIR / "conf"))
     if not (path / "config.yaml").is_file():
-        raise PrivlabError(
-            f"config directory {path} has no config.yaml; install privlab from its checkout "
-            "with 'pip install -e .' or set PRIVLAB_CONF"
-        )
+        raise PrivlabError(f"config directory {path} has no config.yaml; unset PRIVLAB_CONF or point it at one")
     return path
 
 
 def default_results_dir() -> Path:
-    """``results/`` of the checkout, or PRIVLAB_RESULTS."""
-    return Path(os.environ.get("PRIVLAB_RESULTS", REPO_ROOT / "results"))
+    """``results/`` under the working directory, or PRIVLAB_RESULTS."""
+    given = os.environ.get("PRIVLAB_RESULTS")
+    if given is not None and not given.strip():
+        raise PrivlabError("PRIVLAB_RESULTS is empty; set it to a directory or unset it (default: ./results)")
+    return Path(given) if given else Path.cwd() / "results"
 
 
 def reference_dir(exp: registry.Experiment | None = None) -> Path:
-    """Where committed references live: ``PRIVLAB_REFERENCE`` if set, else ``results/reference/``
-    of the paper root that holds ``exp`` (the checkout for privlab's own papers)."""
+    """Where committed references live: ``PRIVLAB_REFERENCE`` if set, else the reference directory
+    of the paper that declares ``exp`` (privlab's own: ``privlab/reference``, package data)."""
     if "PRIVLAB_REFERENCE" in os.environ:
         return Path(os.environ["PRIVLAB_REFERENCE"])
-    root = registry.root_of(exp) if exp is not None else REPO_ROOT
-    return root / "results" / "reference"
+    if exp is None:
+        return PACKAGE_DIR / "reference"
+    where = registry.paper_of(exp).reference_dir
+    assert where is not None
+    return where
 
 
 # ---------------------------------------------------------------------------------------
@@ -93,12 +98,20 @@ def hydra_error_line(exc: BaseException, exp_id: str | None = None) -> str:
     return first
 
 
-def searchpath_override() -> list[str]:
-    """The Hydra override that adds every extra paper root's ``conf/`` to the search path."""
-    from .papers import roots
+def quote_override_value(value: str) -> str:
+    """``value`` as a quoted string of Hydra's override grammar (any path: spaces, non-ASCII, quotes)."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
-    extra = [f"file://{r / 'conf'}" for r in roots()[1:] if (r / "conf").is_dir()]
-    return [f"hydra.searchpath=[{','.join(extra)}]"] if extra else []
+
+def searchpath_override() -> list[str]:
+    """The Hydra override that adds the config directory of every paper from outside privlab."""
+    dirs = []
+    for paper in registry.papers().values():
+        conf = paper.conf_dir
+        if paper.source != "privlab" and conf is not None and conf.is_dir() and conf not in dirs:
+            dirs.append(conf)
+    items = ",".join(quote_override_value(f"file://{d}") for d in dirs)
+    return [f"hydra.searchpath=[{items}]"] if dirs else []
 
 
 def _jobs_spec() -> params.Spec:
@@ -205,12 +218,15 @@ _PACKAGES = ("numpy", "pandas", "scipy", "matplotlib", "hydra-core", "omegaconf"
 
 
 def _git_commit() -> str | None:
+    """The checkout's commit (``+dirty`` with uncommitted changes); None for an installed privlab."""
+    if CHECKOUT is None or not (CHECKOUT / ".git").exists():
+        return None
     try:
         out = subprocess.run(
-            ["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+            ["git", "-C", str(CHECKOUT), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
         )
         dirty = subprocess.run(
-            ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
+            ["git", "-C", str(CHECKOUT), "status", "--porcelain", "--untracked-files=no"],
             capture_output=True,
             text=True,
             timeout=10,
@@ -386,15 +402,18 @@ def code_version(exp: registry.Experiment) -> str:
     """A digest of the code that computes ``exp``: privlab's core modules, its data sets, the
     paper's library package and its experiments module. A result made by other code is not
     reused; edits to another paper's package leave it valid."""
-    module = registry.root_of(exp) / "experiments" / f"{exp.paper}.py"
-    return _code_digest(exp.paper, str(module if module.is_file() else module.with_suffix("")))
+    import importlib
+
+    module = importlib.import_module(registry.paper_of(exp).module)
+    path = Path(module.__file__ or "")
+    return _code_digest(exp.paper, str(path.parent if path.name == "__init__.py" else path))
 
 
 @functools.cache
 def _code_digest(paper: str, module: str) -> str:
     import hashlib
 
-    pkg = Path(__file__).parent
+    pkg = PACKAGE_DIR
     files = [*sorted(pkg.glob("*.py")), *sorted((pkg / "datasets").glob("*.py")), *sorted((pkg / paper).rglob("*.py"))]
     digest = hashlib.sha256()
     mod = Path(module)

@@ -190,3 +190,19 @@ def summary_lines(sweep_dir) -> list[str]:
         + (", ".join(f"{p} in {{{', '.join(v)}}}" for p, v in values.items()) or "nothing"),
         *(f"skipped incomplete {line} (rerun the sweep to redo it)" for line in incomplete),
     ]
+
+
+def run_sweep_report(sweep_dir: str, *, metrics: list[str] | None, where_items: list[str] | None) -> int:
+    """``privlab sweep-report DIR``: gather a multirun into one table and plots, print its summary."""
+    where = {}
+    for item in where_items or []:
+        col, sep, value = item.partition("=")
+        if not sep:
+            raise PrivlabError(f"--where must be COLUMN=VALUE; got {item!r}")
+        where[col] = value
+    written = write_sweep_report(sweep_dir, metrics, where)
+    for line in summary_lines(sweep_dir):
+        print(line)
+    for path in written:
+        print(f"wrote {path}")
+    return 0

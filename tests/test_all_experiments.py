@@ -9,6 +9,7 @@ which is byte-identical with 1 and 2 workers. No experiment module writes a verd
 from __future__ import annotations
 
 import ast
+import importlib
 import importlib.util
 from pathlib import Path
 
@@ -23,8 +24,8 @@ IDS = [e.id for e in EXPERIMENTS]
 @pytest.mark.parametrize("exp_id", IDS)
 def test_composes_and_declares(exp_id):
     exp = registry.get(exp_id)
-    root = registry.root_of(exp)
-    assert (root / "conf" / "experiment" / exp.paper / f"{exp.name}.yaml").is_file()
+    conf = registry.paper_of(exp).conf_dir
+    assert conf is not None and (conf / "experiment" / exp.paper / f"{exp.name}.yaml").is_file()
     assert exp.params, f"{exp_id} declares no parameter contract"
     for profile in runner.PROFILES:
         cfg = runner.compose(exp_id, profile=profile)
@@ -102,10 +103,9 @@ def _literal_verdicts(path: Path) -> list[str]:
 
 @pytest.mark.parametrize("paper", sorted(registry.papers()))
 def test_no_literal_verdicts(paper):
-    root = registry.papers()[paper].root
-    assert root is not None
-    module = root / "experiments" / f"{paper}.py"
-    files = [module] if module.is_file() else sorted((root / "experiments" / paper).rglob("*.py"))
+    module = importlib.import_module(registry.papers()[paper].module)
+    where = Path(module.__file__ or "")
+    files = sorted(where.parent.rglob("*.py")) if where.name == "__init__.py" else [where]
     # the comparisons behind the claims live in the paper's library, privlab/<paper>/verdicts.py
     spec = importlib.util.find_spec(f"privlab.{paper}")
     if spec is not None and spec.submodule_search_locations:

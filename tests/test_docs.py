@@ -201,7 +201,7 @@ def _argv(command: str) -> list[str]:
 
 def dry_check(command: str) -> None:
     """Parse and compose a privlab command without running it (raises on a bad one)."""
-    from privlab import cli, registry, runner
+    from privlab import cli, launch, registry, runner
 
     argv = _argv(command)
     assert argv[:1] == ["privlab"] and len(argv) > 1, command
@@ -216,7 +216,7 @@ def dry_check(command: str) -> None:
         if any(a in ("--cfg", "-c", "--help", "-h", "--info") for a in hydra_args):
             return
         overrides = [a for a in hydra_args if not a.startswith("-")]
-        cli._prevalidate(exp.id, overrides, "--multirun" in hydra_args or "-m" in hydra_args)
+        launch.prevalidate(exp.id, overrides, "--multirun" in hydra_args or "-m" in hydra_args)
         return
     args = cli.build_parser().parse_args(rest)
     if getattr(args, "profile", None) is not None:

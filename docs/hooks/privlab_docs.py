@@ -37,13 +37,14 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+CONF = ROOT / "privlab" / "conf"
 log = logging.getLogger("mkdocs.plugins.privlab_docs")  # a warning fails `mkdocs build --strict`
 TOY_TEST = ROOT / "tests" / "test_toy_paper.py"
 TOY_DIR = "toy-root"  # where the tutorial builds the toy paper (the test's tmp root)
 CORE_MODULES = ("registry", "claims", "params", "stats", "datasets", "context")
 NOT_RUN_PREFIX = "<!-- not run in tests:"
 CONTRIBUTING_REASON = (
-    "an excerpt quoted in CONTRIBUTING.md; experiments/lpb.py runs the complete code and the "
+    "an excerpt quoted in CONTRIBUTING.md; privlab/experiments/lpb/ runs the complete code and the "
     "Add-a-paper tutorial runs a whole paper"
 )
 
@@ -154,8 +155,8 @@ def annotations(path: Path, tag: str) -> list[Annotation]:
 
 def paper_configs(paper: str) -> list[Path]:
     """The paper's experiment configs and the mechanism configs whose target is in its package."""
-    files = sorted((ROOT / "conf" / "experiment" / paper).glob("*.yaml"))
-    for path in sorted((ROOT / "conf" / "mechanism").glob("*.yaml")):
+    files = sorted((CONF / "experiment" / paper).glob("*.yaml"))
+    for path in sorted((CONF / "mechanism").glob("*.yaml")):
         if re.search(rf"_target_:\s*privlab\.{re.escape(paper)}\.", path.read_text()):
             files.append(path)
     return files
@@ -263,7 +264,7 @@ def _module_doc(paper: str) -> str:
     import importlib
 
     try:
-        module = importlib.import_module(f"privlab.papers.{paper}")
+        module = importlib.import_module(f"privlab.experiments.{paper}")
     except Exception:
         return ""
     return textwrap.dedent(module.__doc__ or "").strip()
@@ -297,8 +298,8 @@ def paper_page(paper: str) -> str:
         f"for the paper's scale), one experiment with `privlab run {exps[0].id if exps else paper + '/NAME'}`." + seed,
         "",
         '!!! note "Generated from the repository"',
-        f"    This page is built from `experiments/{paper}.py`, `conf/experiment/{paper}/`, the committed "
-        f"reference tables in `results/reference/{paper}/` and, when it exists, `experiments/{paper}.ledger.yaml`, "
+        f"    This page is built from `privlab/experiments/{paper}/`, `privlab/conf/experiment/{paper}/`, the "
+        f"committed reference tables in `privlab/reference/{paper}/` and `privlab/experiments/{paper}.ledger.yaml`, "
         "each time the site is built.",
         "",
         "## What is reproduced",

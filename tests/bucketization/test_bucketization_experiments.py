@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from privlab import PrivlabError, registry
-from privlab.runner import REPO_ROOT, compose, make_context, run_table
+from privlab.runner import compose, make_context, reference_dir, run_table
 
-REFERENCE = REPO_ROOT / "results" / "reference" / "bucketization"
+REFERENCE = reference_dir() / "bucketization"
 # verdicts on the quick-profile reference tables, claim by claim
 VERDICTS = {
     "fig3_l_vs_theta": ["info", "agree", "info", "agree"],  # frequencies: the generator is built to them

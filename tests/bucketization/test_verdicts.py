@@ -8,9 +8,9 @@ import pytest
 
 from privlab import PrivlabError
 from privlab.bucketization import verdicts
-from privlab.runner import REPO_ROOT, compose
+from privlab.runner import compose, reference_dir
 
-REF = REPO_ROOT / "results" / "reference" / "bucketization"
+REF = reference_dir() / "bucketization"
 
 
 def _setup(name: str):

@@ -58,7 +58,7 @@ def root(tmp_path, monkeypatch):
     (root / "conf" / "experiment" / "ledgered" / "table.yaml").write_text(textwrap.dedent(CONFIG))
     (root / "tests" / "t.py").write_text("def test_eq1():\n    assert 1 + 1 == 2\n")
     monkeypatch.setenv("PRIVLAB_PATH", str(root))
-    sys.modules.pop("privlab.papers.ledgered", None)  # a previous test's root
+    sys.modules.pop("experiments.ledgered", None)  # a previous test's root
     registry._load_papers.cache_clear()
     yield root
     monkeypatch.delenv("PRIVLAB_PATH")

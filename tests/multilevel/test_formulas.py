@@ -209,7 +209,7 @@ def test_every_ledger_item_is_well_formed_and_named_claims_exist():
     for item in items:
         for ref in item.checked_by:
             if ref.startswith("test:"):
-                assert ledger._test_exists(ref, root), ref
+                assert ledger.test_exists(ref, root), ref
             else:
                 assert ref in {e.id for e in registry.select(paper="multilevel")}, ref
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from privlab import lpb
 from privlab.params import Int, List, MapOf, Real, Str
 from privlab.registry import Tolerance
@@ -14,7 +16,10 @@ TARGET_INDEX = Int(-(10**7), 10**7, limit="a row of the data set (negative: from
 MC_TOL = {"mc": Tolerance(se="mc_se", k=5)}
 # the noise experiments over the (rho1 panel, rho2) grid of Figures 2-4
 GRID = {**ADULT, "n_queries": N_QUERIES, "rho2_grid": List(PROB)}
-CALIBRATION = {"mechanism_kind": "noise_calibration", "one_mechanism": True}  # one rule of conf/mechanism/
+CALIBRATION: dict[str, Any] = {
+    "mechanism_kind": "noise_calibration",
+    "one_mechanism": True,
+}  # one rule of conf/mechanism/
 
 
 def columns(cfg, ctx) -> dict:

@@ -55,7 +55,7 @@ CLAIMS = {
     "violation_max": Real(0),
     "drop_decimals": Int(0, 15),
 }
-SDC = {
+SDC: dict[str, Any] = {
     "repetitions": Int(1, 10_000, limit="released artifacts per level and data set"),
     "sk_sizes": List(Int(0, 64), unique=True),
     "max_sets": Optional(Int(1)),

@@ -5,6 +5,8 @@ relative error of count queries)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from privlab import bucketization as bk
 from privlab.bucketization import figures, verdicts
 from privlab.params import Bool, Int, List, Real, Str
@@ -86,7 +88,7 @@ def fig5_re(cfg, ctx):
     return bk.re_table(*grid, *pool, seed_sequence=ctx.seed_sequence, map_fn=ctx.map)
 
 
-DATA = {"kind": data_kind, "columns": "columns"}  # what the data can check
+DATA: dict[str, Any] = {"kind": data_kind, "columns": "columns"}  # what the data can check
 fig2_sa_frequencies.judged_by(verdicts.fig2_sa_frequencies, limits="claims", **DATA)
 table5_attributes.judged_by(verdicts.table5_attributes, **DATA)
 fig3_l_vs_theta.judged_by(verdicts.fig3_l_vs_theta, **DATA)
