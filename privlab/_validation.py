@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -110,8 +110,14 @@ def check_callable(name: str, value, *, optional: bool = False):
     return value
 
 
-#: ``map_fn(fn, items) -> list``: an ordered, possibly parallel map (e.g. ``RunContext.map``)
-MapFn = Callable[[Callable[[Any], Any], list[Any]], Sequence[Any]]
+#: ``map_fn(fn, items)``: a possibly parallel map, the one way the library takes parallelism. The
+#: papers' grids want it ordered (``RunContext.map``); an engine that reassembles its parts by
+#: index also takes an unordered one (``RunContext.map_unordered``).
+MapFn = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
+
+#: ``seed_sequence(*key) -> SeedSequence``: independent seeds keyed by the piece of work they
+#: seed (``RunContext.seed_sequence``); a function that draws one stream takes ``seed`` instead.
+SeedSequenceFn = Callable[..., np.random.SeedSequence]
 
 
 def map_in_order(fn: Callable[[Any], Any], items, map_fn: MapFn | None = None, *, name: str = "map_fn") -> list:

@@ -44,6 +44,9 @@ from . import registry
 from ._validation import PrivlabError
 
 KINDS = ("table", "figure", "example", "formula", "number", "data", "statement", "text")
+# what a finding is: only `error` is an error of the paper
+FINDING_KINDS = ("error", "unreproducible", "data-dependent", "notation", "reference")
+CONFIDENCES = ("high", "medium", "low")
 STATUSES = ("agree", "disagree", "checked by a test", "info", "not checkable", "not yet checked")
 
 
@@ -56,6 +59,11 @@ class Item:
     checked_by: tuple[str, ...] = ()
     not_checkable: str = ""
     finding: str = ""  # what privlab found, where the paper is wrong (shown beside the verdict)
+    finding_kind: str = ""  # one of FINDING_KINDS; required with a finding
+    printed: str = ""  # the text or value as the paper prints it (errata)
+    corrected: str = ""  # the corrected text or value ("" where none can be given, e.g. unreproducible)
+    evidence: tuple[str, ...] = ()  # experiment ids and test:... references that show the finding
+    confidence: str = ""  # one of CONFIDENCES; required with a finding
 
 
 @dataclass
@@ -85,7 +93,20 @@ def load(paper: str) -> list[Item] | None:
         where = f"{path.name} item {i}"
         if not isinstance(raw, dict) or not raw.get("id"):
             raise PrivlabError(f"{where}: an item is a mapping with an id")
-        unknown = set(raw) - {"id", "where", "kind", "text", "checked_by", "not_checkable", "finding"}
+        unknown = set(raw) - {
+            "id",
+            "where",
+            "kind",
+            "text",
+            "checked_by",
+            "not_checkable",
+            "finding",
+            "finding_kind",
+            "printed",
+            "corrected",
+            "evidence",
+            "confidence",
+        }
         if unknown:
             raise PrivlabError(f"{where} ({raw['id']}): unknown key(s) {', '.join(sorted(unknown))}")
         if raw["id"] in seen:
@@ -95,6 +116,12 @@ def load(paper: str) -> list[Item] | None:
             raise PrivlabError(
                 f"{where} ({raw['id']}): kind must be one of {', '.join(KINDS)}; got {raw.get('kind')!r}"
             )
+        for key, allowed in (("finding_kind", FINDING_KINDS), ("confidence", CONFIDENCES)):
+            if raw.get(key) is not None and raw.get(key) not in allowed:
+                choices = ", ".join(allowed)
+                raise PrivlabError(f"{where} ({raw['id']}): {key} must be one of {choices}; got {raw[key]!r}")
+        if not raw.get("finding") and any(raw.get(k) for k in ("finding_kind", "corrected", "evidence", "confidence")):
+            raise PrivlabError(f"{where} ({raw['id']}): finding_kind, corrected, evidence, confidence need a finding")
         checked_by = tuple(raw.get("checked_by") or ())
         if not checked_by and not raw.get("not_checkable"):
             raise PrivlabError(f"{where} ({raw['id']}): give checked_by (experiments or tests) or not_checkable: why")
@@ -107,6 +134,11 @@ def load(paper: str) -> list[Item] | None:
                 checked_by,
                 str(raw.get("not_checkable") or ""),
                 str(raw.get("finding") or ""),
+                str(raw.get("finding_kind") or ""),
+                str(raw.get("printed") or ""),
+                str(raw.get("corrected") or ""),
+                tuple(str(e) for e in raw.get("evidence") or ()),
+                str(raw.get("confidence") or ""),
             )
         )
     return items

@@ -43,7 +43,7 @@ from .anatomy import (
     required_l,
 )
 from .assign import bucketize, record_partition
-from .checker import CheckReport, check_bucketization
+from .checkers import CheckReport, check_bucketization
 from .derivations import CASES as FORMULA_CASES
 from .derivations import FormulaCheck, check_formula, formula_table
 from .examples import (

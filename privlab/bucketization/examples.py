@@ -37,7 +37,7 @@ from numpy.typing import ArrayLike
 from privlab._validation import PrivlabError, check_int
 
 from .assign import bucketize, record_partition
-from .checker import check_bucketization
+from .checkers import check_bucketization
 from .settings import MAX_SIZE, BucketSetting, SeedLike, caps, check_codes, check_setting, prepare
 from .tables import Table, check_tables
 from .two_size import pair_list, two_size

@@ -3,18 +3,18 @@ the corruption attack)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from privlab._validation import MapFn, PrivlabError, check_int, check_real, rng_from
+from privlab._validation import MapFn, PrivlabError, SeedSequenceFn, check_int, check_real, rng_from
 from privlab.stats import mean_se
 
 from .._validation import check_callable
 from .assign import bucketize
-from .checker import check_bucketization
+from .checkers import check_bucketization
 from .metrics import make_query_pool, pool_relative_errors
 from .settings import MAX_SIZE, SeedLike, check_codes, check_max_size, map_tasks
 from .tables import Table
@@ -253,7 +253,7 @@ def ratio_grid(
     samples: int,
     trim: float,
     *,
-    seed_sequence: Callable[..., np.random.SeedSequence],
+    seed_sequence: SeedSequenceFn,
     map_fn: MapFn | None = None,
 ) -> pd.DataFrame:
     """Section 2.1: `ratio_summary` at every (a1, ratio, epsilon) of a grid.
@@ -297,7 +297,7 @@ def corruption_table(
     n_queries: int,
     selectivity: float,
     *,
-    seed_sequence: Callable[..., np.random.SeedSequence],
+    seed_sequence: SeedSequenceFn,
 ) -> pd.DataFrame:
     """Section 6: the corruption attack on uniform-F (F_i = 1/l) two-size bucketizations of
     ``table`` with 0, 1, ... fake values per bucket, and the relative error fakes cost.

@@ -32,7 +32,7 @@ from privlab._validation import PrivlabError, check_array, check_choice, check_i
 
 from .anatomy import anatomy, required_l
 from .assign import bucketize
-from .checker import check_bucketization
+from .checkers import check_bucketization
 from .ilp import TIME_LIMIT_MAX, optimal, optimal_two_size
 from .multi_size import multi_size
 from .settings import BucketSetting, check_codes, check_max_size, prepare

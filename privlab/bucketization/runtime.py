@@ -3,14 +3,14 @@ two-size ILP) vs the cardinality n and vs the domain scale-up gamma (Section 7.3
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from privlab._validation import PrivlabError, check_callable, check_int
+from privlab._validation import PrivlabError, SeedSequenceFn, check_callable, check_int
 
 from .mechanisms import BucketingMechanism, timed_plan
 from .settings import check_mapping, fprivacy
@@ -103,7 +103,7 @@ def runtime_vs_scaleup(
     repeats: int,
     timings: bool,
     *,
-    seed_sequence: Callable[..., np.random.SeedSequence],
+    seed_sequence: SeedSequenceFn,
 ) -> pd.DataFrame:
     """Figure 7 (domain size): `timing_rows` of the table's domain scaled up by every gamma
     (`scale_up`, seed ``seed_sequence("scaleup", gamma)``).

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privlab._validation import MapFn, PrivlabError, check_callable, check_int, check_real
+from privlab._validation import MapFn, PrivlabError, SeedSequenceFn, check_callable, check_int, check_real
 from privlab.stats import mean_se
 
 from .mechanisms import BucketingMechanism, Release, release_all
@@ -24,8 +24,6 @@ from .tables import Table, check_tables
 
 __all__ = ["release_grid", "mse_table", "re_table"]
 
-SeedFn = Callable[..., np.random.SeedSequence]
-
 
 def release_grid(
     tables: Mapping[str, Table],
@@ -34,7 +32,7 @@ def release_grid(
     offset: float,
     max_size: int,
     *,
-    seed_sequence: SeedFn,
+    seed_sequence: SeedSequenceFn,
     map_fn: MapFn | None = None,
     keep_ids: bool = False,
 ) -> list[tuple[str, float, str, Release]]:
@@ -92,7 +90,7 @@ def mse_table(
     max_size: int,
     timings: bool,
     *,
-    seed_sequence: SeedFn,
+    seed_sequence: SeedSequenceFn,
     map_fn: MapFn | None = None,
 ) -> pd.DataFrame:
     """Figure 4: the MSE (and the plan) of every mechanism's release of every (table, theta).
@@ -125,7 +123,7 @@ def re_table(
     selectivity: float,
     query_chunk: int,
     *,
-    seed_sequence: SeedFn,
+    seed_sequence: SeedSequenceFn,
     map_fn: MapFn | None = None,
 ) -> pd.DataFrame:
     """Figure 5: the relative error of a pool of count queries on every mechanism's release of

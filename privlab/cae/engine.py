@@ -12,13 +12,13 @@ compared with their exact expectation (`privlab.cae.exact`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_array, check_callable, check_int, map_in_order
+from .._validation import MapFn, PrivlabError, SeedSequenceFn, check_array, check_callable, check_int, map_in_order
 from ._checks import check_instance
 from .data import SKData
 from .measure import cae_batch
@@ -226,8 +226,8 @@ def run_series(
     techniques: Sequence[tuple[str, SDCTechnique]],
     repetitions: int,
     *,
-    seed_sequence: Callable[..., np.random.SeedSequence],
-    map_fn: Callable[[Callable[..., Any], list], list] | None = None,
+    seed_sequence: SeedSequenceFn,
+    map_fn: MapFn | None = None,
     lp_check_records: int = 0,
     labels: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:

@@ -21,6 +21,7 @@ import pandas as pd
 from .._validation import (
     MapFn,
     PrivlabError,
+    SeedSequenceFn,
     _fmt,
     check_array,
     check_callable,
@@ -38,12 +39,11 @@ from .utility import mixture_utility
 
 __all__ = ["stream_seeds", "results_table", "c_T_table", "bad_sanitizer_table", "real_data_table", "utility_table"]
 
-SeedSource = Callable[..., np.random.SeedSequence]  # seed_sequence(*key), e.g. RunContext.seed_sequence
 Task = tuple[Callable[..., list[dict[str, Any]]], dict[str, Any], dict[str, Any], dict[str, Any]]
 
 
 def stream_seeds(
-    seed_sequence: SeedSource, sanitizers: Iterable[tuple[str, Sanitizer]], *key: Any
+    seed_sequence: SeedSequenceFn, sanitizers: Iterable[tuple[str, Sanitizer]], *key: Any
 ) -> dict[str, np.random.SeedSequence]:
     """The seeds of one cell: ``seed_sequence(*key, name)`` for every stream the engines and
     ``sanitizers`` draw from (`seed_names`)."""
@@ -87,7 +87,7 @@ def results_table(
     c: float,
     m: int,
     sanitizers: Sequence[tuple[str, Sanitizer]],
-    seed_sequence: SeedSource,
+    seed_sequence: SeedSequenceFn,
     *,
     m_any: int | None = None,
     map_fn: MapFn | None = None,
@@ -144,7 +144,7 @@ def c_T_table(
     Ts: Sequence[int],
     m: int,
     sanitizers: Sequence[tuple[str, Sanitizer]],
-    seed_sequence: SeedSource,
+    seed_sequence: SeedSequenceFn,
     *,
     map_fn: MapFn | None = None,
 ) -> pd.DataFrame:
@@ -186,7 +186,7 @@ def bad_sanitizer_table(
     c: float,
     m: int,
     stretches: Sequence[float],
-    seed_sequence: SeedSource,
+    seed_sequence: SeedSequenceFn,
     *,
     map_fn: MapFn | None = None,
 ) -> pd.DataFrame:
@@ -226,7 +226,7 @@ def real_data_table(
     c: float,
     m: int,
     sanitizers: Sequence[tuple[str, Sanitizer]],
-    seed_sequence: SeedSource,
+    seed_sequence: SeedSequenceFn,
     *,
     data: str,
     map_fn: MapFn | None = None,
@@ -278,7 +278,7 @@ def utility_table(
     n: int,
     T: int,
     sanitizers: Sequence[tuple[str, Sanitizer]],
-    seed_sequence: SeedSource,
+    seed_sequence: SeedSequenceFn,
     *,
     k: int,
     sigma: float,

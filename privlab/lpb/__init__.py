@@ -38,7 +38,7 @@ from .calibration import (
     lpb_epsilon,
 )
 from .equivalence import lpb_vs_dp, lpb_vs_dp_grid
-from .example import (
+from .examples import (
     attribute_columns,
     attribute_summary,
     attribute_table,

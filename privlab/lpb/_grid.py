@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .._validation import PrivlabError, check_array
-from .example import attribute_summary
+from .examples import attribute_summary
 
 
 def summaries(columns: Mapping[str, np.ndarray]) -> dict[str, dict]:

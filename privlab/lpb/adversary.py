@@ -18,7 +18,7 @@ from .._validation import (
     check_real,
     check_same_length,
 )
-from ._sizes import MAX_CELLS, MAX_WORK, check_cells
+from ._checks import MAX_CELLS, MAX_WORK, check_cells
 
 __all__ = ["QUERIES", "query_answers", "sensitivity", "posteriors", "max_posterior"]
 

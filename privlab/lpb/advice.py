@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import PrivlabError, check_array, check_choice, check_real
-from ._sizes import MAX_DRAWS, MAX_WORK, check_cells
+from ._checks import MAX_DRAWS, MAX_WORK, check_cells
 from .adversary import max_posterior, query_answers
 from .breach import capped_prior
 from .calibration import check_rhos, lpb_epsilon

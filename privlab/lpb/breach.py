@@ -18,6 +18,7 @@ import pandas as pd
 from .._validation import (
     MapFn,
     PrivlabError,
+    SeedSequenceFn,
     check_array,
     check_callable,
     check_choice,
@@ -26,8 +27,8 @@ from .._validation import (
     map_in_order,
     rng_from,
 )
+from ._checks import MAX_CELLS, MAX_DRAWS, check_cells, check_size
 from ._grid import panel_rho1s
-from ._sizes import MAX_CELLS, MAX_DRAWS, check_cells, check_size
 from .adversary import max_posterior, posteriors, query_answers
 from .calibration import Calibration, check_rhos
 
@@ -176,7 +177,7 @@ def breach_grid(
     chunk: int,
     calibration: Calibration,
     *,
-    seed_sequence: Callable[..., np.random.SeedSequence],
+    seed_sequence: SeedSequenceFn,
     map_fn: MapFn | None = None,
     log: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:

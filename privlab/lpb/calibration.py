@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import PrivlabError, check_int, check_real
-from .example import attribute_summary
+from .examples import attribute_summary
 
 __all__ = [
     "amplification_bound",

@@ -26,7 +26,7 @@ import sympy as sp
 
 from .._validation import MapFn, PrivlabError, check_choice, check_real, map_in_order
 from ..claims import rounds_to
-from ._sizes import MAX_DRAWS, check_size
+from ._checks import MAX_DRAWS, check_size
 from .adversary import max_posterior, posteriors, query_answers
 from .breach import capped_prior
 from .calibration import check_rhos

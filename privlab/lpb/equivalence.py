@@ -14,15 +14,15 @@ mechanisms it says two things that can each fail:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validation import MapFn, PrivlabError, check_array, check_callable, check_int, map_in_order
-from ._sizes import MAX_DRAWS, check_size
+from .._validation import MapFn, PrivlabError, SeedSequenceFn, check_array, check_callable, check_int, map_in_order
+from ._checks import MAX_DRAWS, check_size
 from .adversary import max_posterior
 from .breach import capped_prior, informed_adversary
 from .calibration import Calibration, EpsilonDP, check_rhos
@@ -140,7 +140,7 @@ def lpb_vs_dp_grid(
     n_queries: int,
     calibration: Calibration,
     *,
-    seed_sequence: Callable[..., np.random.SeedSequence],
+    seed_sequence: SeedSequenceFn,
     map_fn: MapFn | None = None,
 ) -> pd.DataFrame:
     """`lpb_vs_dp` at every (attribute, rho1, rho2) of Figures 2-4's panels

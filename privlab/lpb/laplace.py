@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import PrivlabError, check_array, check_real, rng_from
-from ._sizes import MAX_DRAWS, check_size
+from ._checks import MAX_DRAWS, check_size
 
 __all__ = ["MAX_DRAWS", "laplace_density", "laplace_quantile", "laplace_noise", "laplace_variance"]
 

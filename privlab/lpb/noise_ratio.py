@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._validation import MapFn, PrivlabError, check_array, check_callable, check_real, map_in_order
+from .._validation import MapFn, PrivlabError, SeedSequenceFn, check_array, check_callable, check_real, map_in_order
 from ..stats import quantile_se
+from ._checks import MAX_DRAWS, check_size
 from ._grid import panel_rho1s, summaries
-from ._sizes import MAX_DRAWS, check_size
 from .calibration import Calibration
 from .laplace import laplace_noise, laplace_quantile
 
@@ -87,7 +87,7 @@ def lpb_noise_ratio(
     calibration: Calibration,
     n_queries: int,
     *,
-    seed_sequence: Callable[..., np.random.SeedSequence],
+    seed_sequence: SeedSequenceFn,
     map_fn: MapFn | None = None,
 ) -> pd.DataFrame:
     """Figures 2-4: the noise-ratio statistics of calibrated mean queries at every
@@ -136,7 +136,7 @@ def dp_noise_ratio(
     epsilons: Sequence[float],
     n_queries: int,
     *,
-    seed_sequence: Callable[..., np.random.SeedSequence],
+    seed_sequence: SeedSequenceFn,
     map_fn: MapFn | None = None,
 ) -> pd.DataFrame:
     """Figure 5: the noise-ratio statistics of plain eps-DP mean queries (lambda = Delta / eps)

@@ -72,7 +72,7 @@ def table1(
     rho2: float,
 ) -> list[cl.Claim]:
     """Table I's cells and Section III.B's numbers against the recomputed worked example
-    (`privlab.lpb.example.worked_example_table`), and the example's conclusions.
+    (`privlab.lpb.examples.worked_example_table`), and the example's conclusions.
 
     ``universe``, ``known``, ``query`` and ``epsilon`` are the example's setting (the
     sensitivity and lambda are recomputed from them); ``rho1``, ``rho2`` the thresholds it is
@@ -212,7 +212,7 @@ def fig1_lambda(df: pd.DataFrame, *, printed: Block, stands_for: Block, data_nam
 
 def data_description(df: pd.DataFrame, *, printed: Block, class_label: str) -> list[cl.Claim]:
     """Section V's description of Adult (records, attributes, their types, age's universe)
-    against the facts measured by `privlab.lpb.example.data_facts`."""
+    against the facts measured by `privlab.lpb.examples.data_facts`."""
     df = check_table(df, ("fact", "value"))
     p = check_mapping(
         "printed", printed, ("counted", "records", "attributes", "categorical", "numerical", "age_universe")

@@ -18,7 +18,7 @@ Two kernels simulate a chunk:
   chunks, on which worker runs which chunk, or on the backend (integer addition commutes);
 - the chunks still to run are dealt to ``workers`` long-running *tasks* (task t gets every
   ``workers``-th chunk from its t-th on); a task accumulates its chunks in place into its own
-  table and returns it once, with the list of its chunks; the caller's ``map`` may return
+  table and returns it once, with the list of its chunks; the caller's ``map_fn`` may return
   the tasks in any order (``ctx.map_unordered``: no barrier, the parent adds each table as
   its task ends);
 - progress is saved through the caller's checkpoint (``load()`` / ``save(**arrays)``): the
@@ -30,10 +30,10 @@ Two kernels simulate a chunk:
   the previous state or the new one, never half of one.
 
 What is simulated (`collusion_identity`: prior, ps, s, trials, chunk, seed, kernel) is kept
-apart from how it is run (map, workers, checkpoint cadence), so the parallel strategy can
+apart from how it is run (map_fn, workers, checkpoint cadence), so the parallel strategy can
 change without touching the counts or the saved states.
 
-The library does no I/O: the map, the checkpoint store, the log and the progress bar are
+The library does no I/O: the map_fn, the checkpoint store, the log and the progress bar are
 the caller's (``ctx.map_unordered``, ``ctx.checkpoint(...)``, ``ctx.log``, ``ctx.progress``).
 """
 
@@ -47,7 +47,16 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .._validation import PrivlabError, check_array, check_choice, check_distribution, check_int, check_real, rng_from
+from .._validation import (
+    MapFn,
+    PrivlabError,
+    check_array,
+    check_choice,
+    check_distribution,
+    check_int,
+    check_real,
+    rng_from,
+)
 from ..stats import proportion_se
 from ._checks import (
     CODE_DTYPE,
@@ -94,9 +103,6 @@ class Checkpoint(Protocol):
     def load(self) -> dict[str, np.ndarray] | None: ...
 
     def save(self, **arrays: np.ndarray) -> None: ...
-
-
-Map = Callable[[Callable[[Any], Any], Sequence[Any]], Iterable[Any]]
 
 
 # ---------------------------------------------------------------------------------------
@@ -267,7 +273,7 @@ def collusion_identity(
     """Everything that determines `collusion_counts`' result, as plain values.
 
     The identity of its checkpoint (``ctx.checkpoint(name, **identity)``), also stored in the
-    saved state. How the work is run (the map, the number of workers, the checkpoint
+    saved state. How the work is run (the map_fn, the number of workers, the checkpoint
     cadence) changes nothing in the counts and is not part of it.
     """
     ss = as_seed_sequence(seed)
@@ -296,7 +302,7 @@ def collusion_counts(
     chunk: int,
     seed: Any,
     kernel: str = "stratified",
-    map: Map = _serial_map,
+    map_fn: MapFn = _serial_map,
     workers: int = 1,
     checkpoint: Checkpoint | None = None,
     checkpoint_seconds: float = 30.0,
@@ -324,11 +330,11 @@ def collusion_counts(
         Chunk c uses the SeedSequence's child c.
     kernel : {"stratified", "perturber"}
         The chunk simulator (module docstring); the perturber is the slow reference.
-    map : callable
-        ``map(fn, items)``: an iterable of ``fn(item)`` for every item, in any order, possibly
+    map_fn : callable
+        ``map_fn(fn, items)``: an iterable of ``fn(item)`` for every item, in any order, possibly
         in parallel (``ctx.map_unordered``; ``ctx.map`` works too).
     workers : int
-        Tasks the chunks are dealt to (the number of workers ``map`` runs at once).
+        Tasks the chunks are dealt to (the number of workers ``map_fn`` runs at once).
     checkpoint : object with ``load()`` and ``save(**arrays)``, optional
         Where the counts go (``ctx.checkpoint(...)`` with `collusion_identity`); with a
         ``part(name)`` method, each task saves its progress to its own part too. A saved
@@ -392,7 +398,7 @@ def collusion_counts(
     ]
     wrap = progress or (lambda it, **_: it)
     last_save, start = time.monotonic(), time.perf_counter()
-    for counts, chunks in wrap(map(_run_task, tasks), total=n_tasks, desc="multilevel MC"):
+    for counts, chunks in wrap(map_fn(_run_task, tasks), total=n_tasks, desc="multilevel MC"):
         if done[chunks].any():
             raise RuntimeError("a task returned chunks that were already counted")
         F += counts
@@ -401,7 +407,7 @@ def collusion_counts(
             checkpoint.save(F=_compact(F), done=done, identity=np.array(key), parts=np.array(names, dtype=str))
             last_save = time.monotonic()
     if not done.all():
-        raise RuntimeError(f"the map returned {int(done.sum())} of {n_chunks} chunks")
+        raise RuntimeError(f"map_fn returned {int(done.sum())} of {n_chunks} chunks")
     if log and todo.size:
         ran, elapsed = int(sizes[todo].sum()), time.perf_counter() - start
         log(

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_array, check_callable, check_int, check_real, map_in_order
+from .._validation import MapFn, PrivlabError, check_array, check_callable, check_int, check_real, map_in_order
 from ._checks import as_seed_sequence, check_cells, check_s, child_seed
 from .exact import expected_change_points
 from .perturbation import MultiLevelPerturber
@@ -108,7 +108,7 @@ def overhead_table(
     *,
     seed_sequence: Callable[[int], Any],
     timed: bool = True,
-    map_fn: Callable[[Callable[..., Any], list[Any]], list[Any]] | None = None,
+    map_fn: MapFn | None = None,
 ) -> pd.DataFrame:
     """Figure 8: `measure_overhead` at every table size, as one table.
 
@@ -122,7 +122,7 @@ def overhead_table(
         ``seed_sequence(n)`` -> the seed of the table of size n (e.g. a bound
         ``RunContext.seed_sequence``).
     map_fn : callable, optional
-        ``map(fn, items) -> list`` in order; serial by default. For timings, run one table
+        ``map_fn(fn, items) -> list`` in order; serial by default. For timings, run one table
         size at a time, so that workers do not compete for memory bandwidth.
 
     Returns

@@ -10,19 +10,19 @@ retention probabilities ``ps`` in order, and knows its own law well enough to gi
   after pooling all of ``ps``.
 
 `confidence_curves` estimates the expectation for every scheme and every j by Monte Carlo,
-chunk by chunk through the caller's ``map``.
+chunk by chunk through the caller's ``map_fn``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_int, check_mapping, map_in_order
+from .._validation import MapFn, PrivlabError, SeedSequenceFn, check_int, check_mapping, map_in_order
 from ._checks import (
     MAX_CELLS,
     MAX_CHUNKS,
@@ -175,7 +175,7 @@ def confidence_curves(
     *,
     chunk: int,
     seed: Any,
-    map: Callable[[Callable[[Any], Any], Sequence[Any]], Sequence[Any]] | None = None,
+    map_fn: MapFn | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Monte Carlo of the adversary's expected confidence after pooling the first j copies.
 
@@ -191,8 +191,8 @@ def confidence_curves(
     chunk : int
         Tuples per chunk; chunk c uses the seed's child c.
     seed : int or SeedSequence
-    map : callable, optional
-        ``map(fn, items)``, possibly parallel (``ctx.map``); serial by default.
+    map_fn : callable, optional
+        ``map_fn(fn, items)``, possibly parallel (``ctx.map``); serial by default.
 
     Returns
     -------
@@ -211,7 +211,7 @@ def confidence_curves(
         (list(schemes), checked, s, min(chunk, trials - c * chunk), child_seed(ss, c))
         for c in range(-(-trials // chunk))
     ]
-    parts = map_in_order(confidence_chunk, items, map, name="map")
+    parts = map_in_order(confidence_chunk, items, map_fn)
     total = parts[0].copy()
     for part in parts[1:]:
         total += part  # in chunk order, whatever the workers
@@ -227,8 +227,8 @@ def confidence_table(
     trials: int,
     *,
     chunk: int,
-    seed: Any,
-    map: Callable[[Callable[[Any], Any], Sequence[Any]], Sequence[Any]] | None = None,
+    seed_sequence: SeedSequenceFn,
+    map_fn: MapFn | None = None,
 ) -> pd.DataFrame:
     """Figure 7: every scheme's expected confidence after pooling k = 1..len(ps) copies, exact and MC.
 
@@ -236,8 +236,11 @@ def confidence_table(
     ----------
     schemes : mapping
         The table's ``scheme`` label -> its PerturbationScheme, in the table's order.
-    ps, domain_size, trials, chunk, seed, map
+    ps, domain_size, trials, chunk, map_fn
         As in `confidence_curves` (which draws the Monte Carlo).
+    seed_sequence : callable
+        ``seed_sequence(*key) -> SeedSequence`` (``ctx.seed_sequence``); the Monte Carlo is seeded
+        by ``seed_sequence("fig7")``: chunk c by its child c, X by the chunk's child 0, scheme j by 1 + j.
 
     Returns
     -------
@@ -248,7 +251,10 @@ def confidence_table(
     """
     check_mapping("schemes", schemes)
     checked = check_ps(ps)
-    mean, se = confidence_curves(list(schemes.values()), checked, domain_size, trials, chunk=chunk, seed=seed, map=map)
+    seed = seed_sequence("fig7")
+    mean, se = confidence_curves(
+        list(schemes.values()), checked, domain_size, trials, chunk=chunk, seed=seed, map_fn=map_fn
+    )
     rows = []
     for j, (label, scheme) in enumerate(schemes.items()):
         for k in range(1, len(checked) + 1):

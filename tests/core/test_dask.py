@@ -60,7 +60,7 @@ def test_collusion_mc_on_dask_is_byte_identical(cluster, tmp_path):
     with RunContext(n_jobs=2, backend="dask", backend_address=local.scheduler_address, scratch_dir=tmp_path) as ctx:
         store = ctx.checkpoint("mc", **ml.collusion_identity(PRIOR, PS, S, 400_000, **what))
         on_dask = ml.collusion_counts(
-            PRIOR, PS, S, 400_000, **what, map=ctx.map_unordered, workers=3, checkpoint=store, checkpoint_seconds=0
+            PRIOR, PS, S, 400_000, **what, map_fn=ctx.map_unordered, workers=3, checkpoint=store, checkpoint_seconds=0
         )
     assert on_dask.tobytes() == serial.tobytes()
     assert [p.name for p in tmp_path.iterdir()] == [store.path.name]  # the workers' parts merged and removed

@@ -38,7 +38,7 @@ def counts(cfg, ctx, name: str, prior):
     mc = cfg.mc
     what = {"prior": prior, "ps": retention(cfg), "domain_size": prior.size, "trials": mc.trials, "chunk": mc.chunk}
     what.update(seed=ctx.seed_sequence("mc", name), kernel=mc.kernel)
-    how = {"map": ctx.map_unordered, "workers": ctx.n_jobs, "checkpoint_seconds": mc.checkpoint_seconds}
+    how = {"map_fn": ctx.map_unordered, "workers": ctx.n_jobs, "checkpoint_seconds": mc.checkpoint_seconds}
     how.update(log=lambda m: ctx.log(f"{name}: {m}"), progress=ctx.progress)
     checkpoint = ctx.checkpoint("multilevel_mc", **ml.collusion_identity(**what))
     return ml.collusion_counts(**what, **how, checkpoint=checkpoint)
@@ -98,17 +98,25 @@ def agreement(cfg, ctx):
     params={
         "domain_size": Int(2, 10**4, limit="chunk x s likelihoods held in memory"),
         "pooled_ps": List(Real(0, 1, low_open=True, high_open=True), max_len=ml.MAX_EXACT_COPIES),
-        "trials": Int(1, 10**10, limit="simulated tuples"),
-        "chunk": Int(1, 10**6, limit="tuples per chunk held in memory"),
+        "mc": {
+            "trials": Int(1, 10**10, limit="simulated tuples"),
+            "chunk": Int(1, 10**6, limit="tuples per chunk held in memory"),
+        },
         "claims": {"min_gain": Real(0), "z_max": POS},
     },
-    smoke=("trials=20000", "chunk=5000"),
+    smoke=("mc.trials=20000", "mc.chunk=5000"),
 )
 def fig7_independent(cfg, ctx):
     mechs = {m.label: m.impl for m in ctx.mechanisms(cfg.mechanism, kind="perturbation").values()}  # label: scheme
-    seed = ctx.seed_sequence("fig7")  # chunk c: its child c; X from the chunk's child 0, scheme j from 1 + j
+    mc = cfg.mc
     return ml.confidence_table(
-        mechs, cfg.pooled_ps, cfg.domain_size, cfg.trials, chunk=cfg.chunk, seed=seed, map=ctx.map
+        mechs,
+        cfg.pooled_ps,
+        cfg.domain_size,
+        mc.trials,
+        chunk=mc.chunk,
+        seed_sequence=ctx.seed_sequence,
+        map_fn=ctx.map,
     )
 
 

@@ -199,16 +199,16 @@ def test_engine_widens_before_uint32_overflows(monkeypatch):
 @pytest.mark.parametrize("workers", [2, 3, 7, 12])
 def test_engine_identical_for_any_number_of_workers(workers):
     serial = counts()
-    np.testing.assert_array_equal(serial, counts(map=threads(workers), workers=workers))
+    np.testing.assert_array_equal(serial, counts(map_fn=threads(workers), workers=workers))
     ordered = RunContext(n_jobs=1, progress=False)  # ctx.map (ordered) is accepted too
-    np.testing.assert_array_equal(serial, counts(map=ordered.map, workers=workers))
+    np.testing.assert_array_equal(serial, counts(map_fn=ordered.map, workers=workers))
 
 
 @pytest.mark.slow
 def test_engine_identical_with_worker_processes(tmp_path):
     ctx = RunContext(n_jobs=2, progress=False, scratch_dir=tmp_path)  # loky processes, as ctx runs them
     identity = ml.collusion_identity(PRIOR, PS, S, TRIALS, **WHAT)
-    parallel = counts(map=ctx.map_unordered, workers=3, checkpoint=ctx.checkpoint("mc", **identity))
+    parallel = counts(map_fn=ctx.map_unordered, workers=3, checkpoint=ctx.checkpoint("mc", **identity))
     np.testing.assert_array_equal(counts(), parallel)
 
 
@@ -222,16 +222,16 @@ def test_engine_resumes_after_the_map_dies():
         raise Interrupted
 
     with pytest.raises(Interrupted):
-        counts(map=dies_after_one, workers=2, checkpoint=store, checkpoint_seconds=0)
+        counts(map_fn=dies_after_one, workers=2, checkpoint=store, checkpoint_seconds=0)
     assert store.saved["done"].tolist() == [True, False, True, False, True, False, True]  # task 0: chunks 0, 2, 4, 6
     log = []
-    resumed = counts(checkpoint=store, workers=3, map=threads(3), log=log.append)
+    resumed = counts(checkpoint=store, workers=3, map_fn=threads(3), log=log.append)
     np.testing.assert_array_equal(resumed, full)
     assert "resuming with 4/7 chunks done" in log[0]
     assert store.saved["done"].all()
     assert all(part.saved is None for part in store.parts.values())  # parts discarded once merged
     # a finished state is reused without running a single task
-    again = counts(map=lambda fn, items: [] if not items else pytest.fail("ran a task"), checkpoint=store)
+    again = counts(map_fn=lambda fn, items: [] if not items else pytest.fail("ran a task"), checkpoint=store)
     np.testing.assert_array_equal(again, full)
 
 
@@ -245,7 +245,7 @@ def test_engine_resume_with_fewer_workers_drops_merged_parts():
         raise Interrupted
 
     with pytest.raises(Interrupted):
-        counts(map=dies_after_two, workers=3, checkpoint=store, checkpoint_seconds=1e9)
+        counts(map_fn=dies_after_two, workers=3, checkpoint=store, checkpoint_seconds=1e9)
     assert store.saved["done"].sum() == 0  # the parent never saved (cadence), the parts did
     assert {n for n, p in store.parts.items() if p.saved is not None} == {"task0", "task1"}
 
@@ -254,7 +254,7 @@ def test_engine_resume_with_fewer_workers_drops_merged_parts():
         assert store.parts["task1"].saved is None and store.parts["task2"].saved is None
         return [fn(item) for item in items]
 
-    np.testing.assert_array_equal(counts(map=check_then_run, workers=1, checkpoint=store), full)
+    np.testing.assert_array_equal(counts(map_fn=check_then_run, workers=1, checkpoint=store), full)
 
 
 def test_engine_resumes_from_a_worker_killed_mid_task(monkeypatch):
@@ -282,14 +282,14 @@ def test_engine_resumes_from_a_worker_killed_mid_task(monkeypatch):
     calls.clear()
     monkeypatch.setattr(montecarlo, "collusion_chunk_stratified", counting)
     log = []
-    np.testing.assert_array_equal(counts(checkpoint=store, workers=2, map=threads(2), log=log.append), full)
+    np.testing.assert_array_equal(counts(checkpoint=store, workers=2, map_fn=threads(2), log=log.append), full)
     assert len(calls) == 5 and "resuming with 2/7 chunks done" in log[0]
 
 
 def test_engine_merges_a_part_only_once():
     """A part already counted in the saved state (the parent saved after it came back) is skipped."""
     store = MemoryCheckpoint()
-    full = counts(checkpoint=store, workers=2, map=threads(2), checkpoint_seconds=0)
+    full = counts(checkpoint=store, workers=2, map_fn=threads(2), checkpoint_seconds=0)
     # put back a finished part as if the parent died between its final save and the clean-up
     store.parts["task1"].saved = {"F": np.zeros(S**4, dtype=np.uint8), "done": np.array([1, 3, 5])}
     store.parts["task1"].saved["identity"] = store.saved["identity"]
@@ -325,10 +325,10 @@ def test_engine_refuses_a_foreign_or_damaged_checkpoint():
 def test_engine_through_the_run_context_checkpoint(tmp_path):
     ctx = RunContext(seed=0, scratch_dir=tmp_path, progress=False)
     identity = ml.collusion_identity(PRIOR, PS, S, TRIALS, **WHAT)
-    first = counts(checkpoint=ctx.checkpoint("multilevel_mc", **identity), workers=3, map=threads(3))
+    first = counts(checkpoint=ctx.checkpoint("multilevel_mc", **identity), workers=3, map_fn=threads(3))
     assert [p.name.count(".part-") for p in tmp_path.iterdir()] == [0]  # parts removed: one file left
     store = ctx.checkpoint("multilevel_mc", **identity)
-    reused = counts(map=lambda fn, items: [] if not items else pytest.fail("ran a task"), checkpoint=store)
+    reused = counts(map_fn=lambda fn, items: [] if not items else pytest.fail("ran a task"), checkpoint=store)
     np.testing.assert_array_equal(first, reused)
 
 

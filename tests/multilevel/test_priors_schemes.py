@@ -103,7 +103,7 @@ def test_confidence_curves_match_the_exact_expectation_and_ignore_workers():
     def threads(fn, items):
         return Parallel(n_jobs=2, backend="threading")(delayed(fn)(item) for item in items)
 
-    mean2, se2 = ml.confidence_curves(SCHEMES, PS, s, trials, chunk=7_000, seed=seed, map=threads)
+    mean2, se2 = ml.confidence_curves(SCHEMES, PS, s, trials, chunk=7_000, seed=seed, map_fn=threads)
     np.testing.assert_array_equal(mean, mean2)
     np.testing.assert_array_equal(se, se2)
 
@@ -126,7 +126,7 @@ def test_scheme_bad_input():
 def test_confidence_table_lists_every_scheme_and_k_with_its_exact_value():
     s, trials, seed = 10, 20_000, np.random.SeedSequence(5)
     schemes = {"independent": SCHEMES[0], "multi-pert": SCHEMES[1]}
-    df = ml.confidence_table(schemes, PS, s, trials, chunk=7_000, seed=seed)
+    df = ml.confidence_table(schemes, PS, s, trials, chunk=7_000, seed_sequence=lambda *key: seed)
     mean, se = ml.confidence_curves(SCHEMES, PS, s, trials, chunk=7_000, seed=seed)
     assert list(df.scheme) == ["independent"] * 4 + ["multi-pert"] * 4 and list(df.k) == [1, 2, 3, 4] * 2
     np.testing.assert_array_equal(df.mc, mean.ravel())
@@ -134,7 +134,7 @@ def test_confidence_table_lists_every_scheme_and_k_with_its_exact_value():
     assert list(df.best_p[:4]) == [max(PS[:k]) for k in range(1, 5)]
     assert df.exact[3] == SCHEMES[0].expected_confidence(PS, s)
     with pytest.raises(PrivlabError, match="schemes must be a mapping"):
-        ml.confidence_table(list(schemes.values()), PS, s, trials, chunk=7_000, seed=seed)
+        ml.confidence_table(list(schemes.values()), PS, s, trials, chunk=7_000, seed_sequence=lambda *key: seed)
 
 
 def test_make_priors_leaves_out_switched_off_laws_and_prior_table_describes_each():

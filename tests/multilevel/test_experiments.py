@@ -36,7 +36,7 @@ class Verdicts(dict):
         ("multilevel/fig6_equivalence", "equivalence.uniform.recipient=Eve", "must be one of Alice, Bob, Charlie"),
         ("multilevel/fig5_collusion", "distributions.gaussian.sd=0", "distributions.gaussian.sd must be"),
         ("multilevel/fig7_independent", "pooled_ps=[0.3,1.0]", "pooled_ps[1] must be in (0, 1)"),
-        ("multilevel/fig7_independent", "chunk=10000000", "chunk must be at most 1,000,000"),
+        ("multilevel/fig7_independent", "mc.chunk=10000000", "mc.chunk must be at most 1,000,000"),
         ("multilevel/fig8_overhead", "table_sizes=[1000000000]", "table_sizes[0] must be at most 100,000,000"),
         ("multilevel/formulas", "grid.domain_sizes=[20]", "grid.domain_sizes[0] must be at most 12"),
         ("multilevel/example", "domain_size=5000", "domain_size must be at most 1,000 (outcomes enumerated)"),
