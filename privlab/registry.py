@@ -477,6 +477,27 @@ def _load_papers() -> None:
         )
 
 
+def reload() -> None:
+    """Forget every paper from outside privlab and look again (``PRIVLAB_PATH`` or the installed
+    entry points changed, e.g. in a test); privlab's own papers stay registered."""
+    import sys
+
+    for key, paper in list(_PAPERS.items()):
+        if paper.source != "privlab":
+            del _PAPERS[key]
+    keep = set(_PAPERS)
+    for exp_id in [k for k in _REGISTRY if k.split("/")[0] not in keep]:
+        del _REGISTRY[exp_id]
+    for name in [n for n, c in _COMMANDS.items() if c.paper and c.paper not in keep]:
+        del _COMMANDS[name]
+    external = (ROOTS, *_PREFIXES)
+    for module in [m for m in sys.modules if m in external or m.startswith(tuple(f"{e}." for e in external))]:
+        del sys.modules[module]
+    _PREFIXES.clear()
+    _BROKEN.clear()
+    _load_papers.cache_clear()
+
+
 def broken() -> dict[str, str]:
     """Papers whose module failed to load, with the reason (shown by ``privlab list``)."""
     _load_papers()

@@ -14,7 +14,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 import warnings
 from html.parser import HTMLParser
@@ -25,6 +24,7 @@ import pytest
 
 from privlab import ledger, registry, report, runner
 from privlab._validation import PrivlabError
+from privlab.testing import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 # in report order (by id): info claims and a 57-row table; agree and disagree; real data
@@ -216,14 +216,7 @@ def test_synthetic_data_and_escaping_in_a_built_model(results):
 
 
 def cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "privlab.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, **(env or {})},
-        timeout=300,
-    )
+    return run_cli(*args, env=env, cwd=ROOT, timeout=300)
 
 
 def run_main(*args: str) -> int:

@@ -2,8 +2,6 @@
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -11,22 +9,13 @@ import pytest
 
 from privlab import PrivlabError, registry, runner
 from privlab.context import RunContext
+from privlab.testing import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def cli(*args, results=None, env=None):
-    full_env = {**os.environ, **(env or {})}
-    if results is not None:
-        full_env["PRIVLAB_RESULTS"] = str(results)
-    return subprocess.run(
-        [sys.executable, "-m", "privlab.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=full_env,
-        timeout=600,
-    )
+    return run_cli(*args, results=results, env=env, cwd=ROOT)
 
 
 def test_registry_lists_lpb():

@@ -1,8 +1,5 @@
 """Sweeps: parallel multirun, resume, sweep tables, cluster launcher configs, joblib backends."""
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -10,16 +7,14 @@ import pytest
 from omegaconf import OmegaConf
 
 from privlab import PrivlabError, registry, runner, store
+from privlab.testing import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SWEEP = ["lpb/fig1_lambda", "rho2=0.3,0.5,0.7", "rho1_points=3,4"]
 
 
 def cli(*args, results):
-    env = {**os.environ, "PRIVLAB_RESULTS": str(results)}
-    return subprocess.run(
-        [sys.executable, "-m", "privlab.cli", *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=600
-    )
+    return run_cli(*args, results=results, cwd=ROOT)
 
 
 def _sweep_dir(results):

@@ -2,7 +2,6 @@
 config and reference) built outside the privlab package runs through list, run, reproduce
 and check. README's "Add a paper" section is exactly these steps."""
 
-import os
 import subprocess
 import sys
 import textwrap
@@ -10,6 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
+from privlab.testing import run_cli
 
 LIBRARY = '''
 """Toy paper library: the mean of n fair coin flips, sampled, and its exact law."""
@@ -92,11 +93,7 @@ def toy_root(tmp_path_factory) -> Path:
 
 
 def privlab(root: Path, results: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PRIVLAB_PATH": str(root), "PRIVLAB_RESULTS": str(results)}
-    env.pop("PRIVLAB_REFERENCE", None)
-    return subprocess.run(
-        [sys.executable, "-m", "privlab.cli", *args], capture_output=True, text=True, env=env, cwd=root, timeout=300
-    )
+    return run_cli(*args, results=results, env={"PRIVLAB_PATH": str(root)}, cwd=root, timeout=300)
 
 
 def test_a_toy_paper_runs_everywhere(toy_root, tmp_path):
@@ -155,3 +152,80 @@ def test_the_report_sets_a_twin_beside_its_original(toy_root, tmp_path):
     assert "## Synthetic vs real" in report and "### toy/coins vs toy/coins_many" in report
     assert "| the coins are fair (Table 1) | agree | agree | holds on both data sets |" in report
     assert 'id="synthetic-vs-real"' in (results / "report.html").read_text()
+
+
+PYPROJECT = """
+[build-system]
+requires = ["setuptools>=68"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "toy-coins"
+version = "0.1"
+dependencies = ["privlab"]
+
+[project.entry-points."privlab.papers"]
+toycoins = "toy_coins"
+
+[tool.setuptools.packages.find]
+include = ["toy_coins*"]
+
+[tool.setuptools.package-data]
+toy_coins = ["conf/**/*.yaml"]
+"""
+
+
+@pytest.fixture(scope="module")
+def installed_toy(tmp_path_factory) -> Path:
+    """The toy paper as its own package (experiments, library, configs), installed with pip into a
+    directory of its own: privlab finds it through the entry-point group privlab.papers."""
+    src = tmp_path_factory.mktemp("toy-src")
+    pkg = src / "toy_coins"
+    (pkg / "conf" / "experiment" / "toycoins").mkdir(parents=True)
+    (src / "pyproject.toml").write_text(textwrap.dedent(PYPROJECT))
+    (pkg / "toy_lib.py").write_text(textwrap.dedent(LIBRARY))
+    module = textwrap.dedent(EXPERIMENT).replace("import toy_lib\n", "from toy_coins import toy_lib\n")
+    (pkg / "__init__.py").write_text(module)
+    (pkg / "conf" / "experiment" / "toycoins" / "coins.yaml").write_text(textwrap.dedent(CONFIG))
+    twin = "# @package _global_\ndefaults:\n  - /experiment/toycoins/coins\n  - _self_\nns: [1000, 10000]\n"
+    (pkg / "conf" / "experiment" / "toycoins" / "coins_many.yaml").write_text(twin)
+    site = tmp_path_factory.mktemp("toy-site")
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps"]
+    done = subprocess.run([*pip, "--target", str(site), str(src)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert not (site / "toy_coins" / "__init__.py").samefile(pkg / "__init__.py")
+    return site
+
+
+def test_a_paper_installed_as_a_package_runs_through_its_entry_point(installed_toy, tmp_path):
+    env = {"PYTHONPATH": str(installed_toy), "PRIVLAB_PATH": ""}
+    work = tmp_path / "work"
+    work.mkdir()
+
+    def privlab_(*args: str):
+        return run_cli(*args, env=env, cwd=work, timeout=300)
+
+    listed = privlab_("list", "--paper", "toycoins")
+    assert listed.returncode == 0, listed.stderr
+    assert "toycoins/coins " in listed.stdout and "toycoins/coins_many" in listed.stdout
+
+    run = privlab_("run", "toycoins/coins")
+    assert run.returncode == 0, run.stderr
+    table = pd.read_csv(work / "results" / "toycoins" / "coins" / "result.csv")  # under the working directory
+    assert table.n.tolist() == [1, 10, 100] and table.exact_sd.iloc[2] == pytest.approx(0.05)
+
+    update = privlab_("check", "--paper", "toycoins", "--update")
+    assert update.returncode == 0, update.stderr
+    reference = installed_toy / "toy_coins" / "reference" / "toycoins" / "coins" / "result.csv"
+    assert reference.is_file()  # beside the paper's module, as for privlab's own papers
+    check = privlab_("check", "--paper", "toycoins")
+    assert check.returncode == 0 and check.stdout.count(" OK ") == 2, check.stdout + check.stderr
+
+    reproduce = privlab_("reproduce", "--paper", "toycoins")
+    assert reproduce.returncode == 0, reproduce.stderr
+    assert "## toycoins: Toy - Fair coins" in (work / "results" / "REPORT.md").read_text()
+
+    bad = privlab_("run", "toycoins/coins", "repeats=1")
+    assert bad.returncode == 2 and bad.stderr.strip() == (
+        "privlab: error: repeats must be an integer in [2, 1,000,000], got 1"
+    )

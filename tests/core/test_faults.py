@@ -12,6 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from privlab.testing import run_cli
+
 EXPERIMENTS = '''
 """A paper whose experiments fail in every way but one."""
 import os
@@ -81,13 +83,7 @@ def _env(root, results, **extra):
 
 
 def privlab(root, results, *args, **extra):
-    return subprocess.run(
-        [sys.executable, "-m", "privlab.cli", *args],
-        capture_output=True,
-        text=True,
-        env=_env(root, results, **extra),
-        timeout=300,
-    )
+    return run_cli(*args, env=_env(root, results, **extra), timeout=300)
 
 
 def test_reproduce_survives_every_fault(root, tmp_path):

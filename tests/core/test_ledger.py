@@ -1,11 +1,8 @@
 """The claims ledger: items, their status from the claims of a run, coverage, validation."""
 
-import sys
-import textwrap
-
 import pytest
 
-from privlab import PrivlabError, ledger, registry, report, runner
+from privlab import PrivlabError, ledger, report, runner
 
 EXPERIMENT = '''
 """A paper with a ledger."""
@@ -48,24 +45,15 @@ items:
 
 
 @pytest.fixture()
-def root(tmp_path, monkeypatch):
-    root = tmp_path / "root"
-    (root / "experiments").mkdir(parents=True)
-    (root / "conf" / "experiment" / "ledgered").mkdir(parents=True)
-    (root / "tests").mkdir()
-    (root / "experiments" / "ledgered.py").write_text(textwrap.dedent(EXPERIMENT))
-    (root / "experiments" / "ledgered.ledger.yaml").write_text(textwrap.dedent(LEDGER))
-    (root / "conf" / "experiment" / "ledgered" / "table.yaml").write_text(textwrap.dedent(CONFIG))
-    (root / "tests" / "t.py").write_text("def test_eq1():\n    assert 1 + 1 == 2\n")
-    monkeypatch.setenv("PRIVLAB_PATH", str(root))
-    sys.modules.pop("experiments.ledgered", None)  # a previous test's root
-    registry._load_papers.cache_clear()
-    yield root
-    monkeypatch.delenv("PRIVLAB_PATH")
-    for key in [k for k in registry._REGISTRY if k.startswith("ledgered/")]:
-        del registry._REGISTRY[key]
-    registry._PAPERS.pop("ledgered", None)
-    registry._load_papers.cache_clear()
+def root(paper_root):
+    return paper_root(
+        {
+            "experiments/ledgered.py": EXPERIMENT,
+            "experiments/ledgered.ledger.yaml": LEDGER,
+            "conf/experiment/ledgered/table.yaml": CONFIG,
+            "tests/t.py": "def test_eq1():\n    assert 1 + 1 == 2\n",
+        }
+    )
 
 
 def test_status_and_coverage(root, tmp_path):

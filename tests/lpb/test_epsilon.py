@@ -2,9 +2,6 @@
 
 import json
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,19 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privlab import PrivlabError, lpb
+from privlab.testing import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def privlab(*args, cwd=ROOT):
-    return subprocess.run(
-        [sys.executable, "-m", "privlab.cli", "epsilon", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=os.environ,
-        timeout=300,
-    )
+    return run_cli("epsilon", *args, cwd=cwd, timeout=300)
 
 
 def test_reproduces_table_ii_setting_and_prints_the_breach_check(tmp_path):
