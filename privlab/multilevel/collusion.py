@@ -1,4 +1,4 @@
-"""Section 6's collusion Monte Carlo as result tables: Figure 5 (collusion is useless), Figure 6
+"""The Experiments' collusion Monte Carlo as result tables: Figure 5 (collusion is useless), Figure 6
 (every copy is a uni-pert copy) and the agreement of the whole table F[X, Y_a, Y_b, Y_c] with the
 exact joint.
 

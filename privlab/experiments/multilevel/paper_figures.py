@@ -1,4 +1,4 @@
-"""The paper's figures: Section 6's collusion Monte Carlo (Figures 5-6 and the whole MC table against the exact joint,
+"""The paper's figures: the collusion Monte Carlo (Figures 5-6 and the whole MC table against the exact joint,
 sharing the counts F[X, Y_a, Y_b, Y_c] through one checkpoint), pooling (Figure 7) and the history store (Figure 8)."""
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def fig6_equivalence(cfg, ctx):
 
 
 @experiment(
-    artifact="Section 6 (MC check)",
+    artifact="Experiments (MC check)",
     summary="Chi-square and G-test of every MC table F[X,Ya,Yb,Yc] (and its (X, Y_i) margins) against the exact joint",
     keys=("distribution", "table"),
     tolerances={c: Tolerance(rtol=1e-6, atol=1e-12) for c in ("chi2", "chi2_p", "g", "g_p")},
