@@ -4,7 +4,7 @@ confidential value, as probabilities ``p_d`` over the confidential domain ``D``.
 All are batched over the value combinations of one SK attribute set: ``groups[r]`` is the
 combination record ``r`` matches, i.e. the ``M_o`` it belongs to.
 
-- :func:`sampling_probs` (Section 5, Sampling):
+- :func:`sampling_probs` (Appendix, Sampling):
   ``p_d = f_d/|M_o| + (|M_o| - |M_s|)/(|M_o| |D|)``: a sampled matching record reveals its
   value, an unsampled one leaves every domain value equally likely.
   :func:`sampling_probs_as_printed` is the seed's formula verbatim, ``... * |D|`` at the
