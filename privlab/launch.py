@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from . import claims as claims_mod
+from . import multirun as multirun_mod
 from . import registry, runner, store, sweeps
 from ._validation import PrivlabError
 
@@ -204,6 +205,8 @@ def run(exp_id: str, hydra_args: list[str]) -> int:
         else:
             overrides.append(a)
     extra, sweep_dir = [], None
+    # --multirun without a Hydra launcher named: privlab's own (privlab.multirun), same directories
+    own = multirun and multirun_mod.uses_own_launcher(overrides) and set(flags) <= {"--multirun", "-m"}
     if not any(a in ("--cfg", "-c", "--help", "-h", "--info") for a in hydra_args):
         prevalidate(exp.id, overrides, multirun)
         given_results = override_value(overrides, "results_dir")
@@ -217,9 +220,12 @@ def run(exp_id: str, hydra_args: list[str]) -> int:
             extra = [] if given else [f"hydra.sweep.dir={runner.quote_override_value(str(sweep_dir))}"]
             print(f"sweep directory: {sweep_dir} (rerun the same command to resume)", flush=True)
             shutil.rmtree(sweep_dir / FAILED_MARKERS, ignore_errors=True)
-    sys.argv = ["privlab run", f"experiment={exp.id}", *runner.searchpath_override(), *extra, *overrides, *flags]
-    task = hydra.main(config_path=str(runner.conf_dir()), config_name="config", version_base="1.3")(_hydra_task)
-    task()
+            if own:
+                multirun_mod.launch_sweep(exp.id, overrides, sweep_dir)
+    if sweep_dir is None or not own:
+        sys.argv = ["privlab run", f"experiment={exp.id}", *runner.searchpath_override(), *extra, *overrides, *flags]
+        task = hydra.main(config_path=str(runner.conf_dir()), config_name="config", version_base="1.3")(_hydra_task)
+        task()
     if sweep_dir is not None and (sweep_dir / FAILED_MARKERS).is_dir():
         failed = sorted((sweep_dir / FAILED_MARKERS).iterdir(), key=lambda p: int(p.name))
         fail(

@@ -33,7 +33,7 @@ CHECKOUT = PACKAGE_DIR.parent if (PACKAGE_DIR.parent / "pyproject.toml").is_file
 PROFILES = ("quick", "paper")
 BACKENDS = ("loky", "threading", "multiprocessing", "dask", "ray")
 # keys that say how to run, not what to compute: results never depend on them
-RUNTIME_KEYS = ("n_jobs", "cache", "joblib_backend", "joblib_address", "results_dir")
+RUNTIME_KEYS = ("n_jobs", "cache", "joblib_backend", "joblib_address", "results_dir", "sweep_figures")
 
 
 def conf_dir() -> Path:
@@ -130,15 +130,17 @@ def global_schema() -> dict:
         "joblib_backend": params.Optional(params.Choice(*BACKENDS)),
         "joblib_address": params.Optional(params.Str()),
         "results_dir": params.Str(),
+        "sweep_figures": params.Bool(),
     }
 
 
-def validate_config(exp: registry.Experiment, cfg: DictConfig) -> None:
-    """Check every key of a composed config against the global contract, the experiment's
-    declared parameters, its data set's loader and its mechanisms (one line on the first fault)."""
+def validate_config(exp: registry.Experiment, cfg: DictConfig | dict) -> None:
+    """Check every key of a composed config (resolved; or its plain dict) against the global contract,
+    the experiment's declared parameters, its data set's loader and its mechanisms (one line on the
+    first fault)."""
     from . import datasets, mechanisms
 
-    data = OmegaConf.to_container(cfg, resolve=True)
+    data = cfg if isinstance(cfg, dict) else OmegaConf.to_container(cfg, resolve=True)
     assert isinstance(data, dict)
     schema: dict = {**global_schema(), **exp.params}
     if "dataset" in data:
@@ -191,24 +193,54 @@ def compose(exp_id: str, overrides=(), profile: str | None = None, *, hydra_node
             HydraConfig.instance().set_config(full)  # for ${hydra:...} (the id comes from the config path)
             if hydra_node:
                 return full
-            # rebuilt rather than OmegaConf.resolve(), which cannot put a list or dict
-            # returned by ${by_profile:...} into a scalar node
-            data = OmegaConf.to_container(full, resolve=False)
-            assert isinstance(data, dict)
-            data.pop("hydra", None)
-            cfg = OmegaConf.create(OmegaConf.to_container(OmegaConf.create(data), resolve=True))
-            assert isinstance(cfg, DictConfig)
-            OmegaConf.set_struct(cfg, True)
+            app = app_part(full)
     except (HydraException, OmegaConfBaseException, ValueError) as exc:  # ValueError: Hydra's override parser
         if isinstance(exc, PrivlabError):
             raise
         raise PrivlabError(hydra_error_line(exc, exp_id)) from None
     finally:
         GlobalHydra.instance().clear()
-    if cfg.get("profile") not in PROFILES:
-        raise PrivlabError(f"profile must be one of {', '.join(PROFILES)}; got {cfg.get('profile')!r}")
-    validate_config(exp, cfg)
+    return resolve_app(exp, app, full)
+
+
+def app_part(full: DictConfig) -> DictConfig:
+    """The experiment's part of Hydra's composed config ``full`` (its ``hydra`` node dropped), unresolved."""
+    data = OmegaConf.to_container(full, resolve=False)
+    assert isinstance(data, dict)
+    data.pop("hydra", None)
+    app = OmegaConf.create(data)
+    OmegaConf.set_struct(app, True)
+    return app
+
+
+def resolve_app(exp: registry.Experiment, app: DictConfig, full: DictConfig | None) -> DictConfig:
+    """``app`` (see `app_part`) resolved, ``${hydra:...}`` against ``full`` (None: against the Hydra
+    config set already), and validated (`validate_config`)."""
+    cfg = OmegaConf.create(resolved_container(exp, app, full))
+    OmegaConf.set_struct(cfg, True)
     return cfg
+
+
+def resolved_container(exp: registry.Experiment, app: DictConfig, full: DictConfig | None) -> dict:
+    """`resolve_app` as a plain dict."""
+    from hydra.core.hydra_config import HydraConfig
+    from omegaconf.errors import OmegaConfBaseException
+
+    if full is not None:
+        HydraConfig.instance().set_config(full)
+    try:
+        # a container rather than OmegaConf.resolve(), which cannot put a list or dict
+        # returned by ${by_profile:...} into a scalar node
+        data = OmegaConf.to_container(app, resolve=True)
+    except OmegaConfBaseException as exc:
+        if isinstance(exc, PrivlabError):
+            raise
+        raise PrivlabError(hydra_error_line(exc, exp.id)) from None
+    assert isinstance(data, dict)
+    if data.get("profile") not in PROFILES:
+        raise PrivlabError(f"profile must be one of {', '.join(PROFILES)}; got {data.get('profile')!r}")
+    validate_config(exp, data)
+    return data
 
 
 # ---------------------------------------------------------------------------------------
@@ -342,8 +374,10 @@ def write_outputs(
     out_dir: Path,
     prov: dict,
     extra_files: dict | None = None,
+    figures: bool = True,
 ) -> list:
-    """Write every output of a finished run into ``out_dir``, atomically (see `privlab.store`)."""
+    """Write every output of a finished run into ``out_dir``, atomically (see `privlab.store`);
+    ``figures=False`` leaves the experiment's figures out (a sweep's jobs, unless ``sweep_figures``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -354,7 +388,7 @@ def write_outputs(
         (staging / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
         if claims:
             (staging / "claims.csv").write_text(claims_to_csv(claims))
-        for name, fn in exp.figures.items():
+        for name, fn in exp.figures.items() if figures else ():
             _write_figure(fn(table), staging / name)
         for name, text in (extra_files or {}).items():
             (staging / name).write_text(text)
@@ -460,8 +494,10 @@ def execute(
     results_dir: Path | None = None,
     log=print,
     extra_files: dict | None = None,
+    figures: bool = True,
 ) -> RunOutcome:
-    """Run experiment ``exp_id`` with resolved config ``cfg`` and write its outputs."""
+    """Run experiment ``exp_id`` with resolved config ``cfg`` and write its outputs (``figures=False``:
+    without the experiment's figures)."""
     exp = registry.get(exp_id)
     # one rule: cache and scratch live under the results directory the run was given
     results_dir = Path(results_dir or cfg.get("results_dir") or default_results_dir())
@@ -470,5 +506,5 @@ def execute(
     start = time.perf_counter()
     table = run_table(exp, cfg, ctx)
     wall = time.perf_counter() - start
-    claims = write_outputs(exp, cfg, table, out_dir, provenance(cfg, wall, ctx), extra_files)
+    claims = write_outputs(exp, cfg, table, out_dir, provenance(cfg, wall, ctx), extra_files, figures)
     return RunOutcome(out_dir=out_dir, table=table, claims=claims, wall_time=wall)

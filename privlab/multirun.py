@@ -1,0 +1,407 @@
+"""privlab's own ``--multirun`` on this machine: the jobs of a sweep in a pool of worker processes.
+
+``privlab run ID a=1,2 b=x,y --multirun`` without a Hydra launcher named comes here (a named
+``hydra/launcher=...`` goes through Hydra, `privlab.launch`). What it adds to Hydra's joblib
+launcher, for sweeps of thousands of short jobs:
+
+* one Hydra composition per distinct set of config-group choices, not per job: a job's plain
+  ``key=value`` overrides are applied to that composition as Hydra applies them
+  (``OmegaConf.update(..., merge=True)``), then resolved and validated as `privlab.runner.compose`
+  does (`Composer`; a test checks the two agree). Every job's config is composed and validated
+  before any job starts;
+* jobs go to the workers a few at a time and their results come back as small tuples, so memory
+  does not grow with the number of jobs; each finished job's table is added to the sweep's
+  Parquet store (`privlab.sweep_store`) by the worker that ran it;
+* a progress bar over jobs with the time left (a line per tenth of the sweep when stderr is not a
+  terminal);
+* a job that fails, or whose worker process dies, is one line and a log (``.errors/<job>.log``),
+  never the end of the sweep: a worker that dies takes only its own jobs (each is retried once in
+  a fresh worker) down.
+
+The job directories, their numbering, the skip of complete jobs (resume) and every file a job
+writes are those of the Hydra path, so a sweep started one way resumes the other way.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from . import registry, runner
+from ._validation import PrivlabError
+
+ERRORS = ".errors"
+# hydra.* overrides this launcher understands; any other one (a launcher, its settings) means Hydra's path
+OWN_HYDRA_KEYS = ("hydra.sweep.dir", "hydra.launcher.n_jobs")
+
+
+# ---------------------------------------------------------------------------------------
+# composing many jobs
+# ---------------------------------------------------------------------------------------
+class Composer:
+    """The resolved, validated configs of many jobs of one experiment, fast.
+
+    A job's overrides split in two: the *structural* ones (a config group such as ``dataset=acs``
+    or ``mechanism=[a,b]``, or any ``+``/``~`` override) and plain ``key=value`` ones. Hydra
+    composes each distinct list of structural overrides once; the plain ones are applied to it
+    with ``OmegaConf.update(cfg, key, value, merge=True)``, which is what Hydra's config loader
+    does with them after composing, then the config is resolved and validated as
+    `runner.compose` does (`runner.resolved_container`) and the plain overrides are undone for
+    the next job. The result is the config `runner.compose` gives (``tests/core/test_sweep_engine.py``
+    compares them). An override that does not apply (an unknown key) is composed by
+    `runner.compose`, for its one-line error.
+    """
+
+    def __init__(self, exp_id: str) -> None:
+        self.exp = registry.get(exp_id)
+        # structural overrides -> (Hydra's full config, the experiment's part of it, that part as a dict)
+        self._bases: dict[tuple[str, ...], tuple[DictConfig, DictConfig, dict]] = {}
+        self._hydra: tuple[tuple[str, ...], int] | None = None  # the base whose Hydra config is set, and its id
+        roots = [runner.conf_dir()] + [Path(p.conf_dir) for p in registry.papers().values() if p.conf_dir]
+        self._roots = list(dict.fromkeys(roots))
+
+    def _is_group(self, key: str) -> bool:
+        path = key.replace(".", "/")
+        return key == "hydra" or key.startswith("hydra.") or any((root / path).is_dir() for root in self._roots)
+
+    def compose(self, overrides: Sequence[str]) -> DictConfig:
+        """The config `runner.compose(exp_id, overrides)` gives."""
+        cfg = OmegaConf.create(self.container(overrides))
+        OmegaConf.set_struct(cfg, True)
+        return cfg
+
+    def container(self, overrides: Sequence[str]) -> dict:
+        """`compose` as a plain dict (what a job's worker receives)."""
+        from hydra.core.hydra_config import HydraConfig
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+        from hydra.errors import HydraException
+        from omegaconf.errors import OmegaConfBaseException
+
+        overrides = list(overrides)
+        try:
+            parsed = OverridesParser.create().parse_overrides(overrides)
+        except (HydraException, ValueError):
+            return self._by_hydra(overrides)  # its one-line error
+        if any(ov.is_add() or ov.is_delete() or ov.is_force_add() or ov.package is not None for ov in parsed):
+            return self._by_hydra(overrides)  # order-sensitive edits: Hydra composes them
+        structural = tuple(o for o, ov in zip(overrides, parsed) if self._is_group(ov.key_or_group))
+        plain = [(ov.key_or_group, ov.value()) for ov in parsed if not self._is_group(ov.key_or_group)]
+        if structural not in self._bases:
+            full = runner.compose(self.exp.id, list(structural), hydra_node=True)
+            app = runner.app_part(full)
+            raw = OmegaConf.to_container(app, resolve=False)
+            assert isinstance(raw, dict)
+            self._bases[structural] = (full, app, raw)
+        full, app, raw = self._bases[structural]
+        done: list[tuple[str, Any]] = []
+        try:
+            for key, value in plain:
+                old = _raw_get(raw, key)
+                if old is _ABSENT or isinstance(old, dict) or isinstance(value, dict):
+                    return self._by_hydra(overrides)  # an unknown key (Hydra's message), or a merge of mappings
+                OmegaConf.update(app, key, value, merge=True)
+                done.append((key, old))
+            # setting Hydra's config copies it (tens of ms): only when another one was set since
+            current = (structural, id(HydraConfig.instance().cfg))
+            data = runner.resolved_container(self.exp, app, None if current == self._hydra else full)
+            self._hydra = (structural, id(HydraConfig.instance().cfg))
+            return data
+        except OmegaConfBaseException:
+            return self._by_hydra(overrides)  # a value the node refuses: Hydra's message
+        finally:
+            for key, old in reversed(done):
+                OmegaConf.update(app, key, old, merge=False)
+
+    def _by_hydra(self, overrides: list[str]) -> dict:
+        self._hydra = None
+        data = OmegaConf.to_container(runner.compose(self.exp.id, overrides), resolve=True)
+        assert isinstance(data, dict)
+        return data
+
+
+_ABSENT = object()
+
+
+def _raw_get(raw: dict, key: str) -> Any:
+    """The unresolved value at dotted ``key`` of a config's dict (`_ABSENT` if there is none)."""
+    node: Any = raw
+    for part in key.split("."):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return _ABSENT
+    return node
+
+
+# ---------------------------------------------------------------------------------------
+# one job (in a worker process, or in this one)
+# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class JobResult:
+    """What a job sends back: its number, ``done`` / ``skipped`` / ``failed``, and its line."""
+
+    num: int
+    status: str
+    line: str
+    seconds: float = 0.0
+
+
+def job_overrides_text(exp_id: str, overrides: Sequence[str]) -> str:
+    """``overrides.yaml`` of a job, as the Hydra path writes it (``experiment=`` first)."""
+    return "".join(f"- {o}\n" for o in [f"experiment={exp_id}", *overrides])
+
+
+def failure_line(num: int, overrides: Sequence[str], reason: str) -> str:
+    """The one line a failed job of a sweep prints."""
+    return f"privlab: error: job {num} ({' '.join(overrides)}): {reason}"
+
+
+def record_failure(sweep_dir: Path, num: int, exp: registry.Experiment, exc: BaseException) -> str:
+    """Leave the marker of failed job ``num`` (and, for a fault, its traceback); the reason in one line."""
+    from .sweep_store import mark_failed
+
+    log = None
+    if not isinstance(exc, PrivlabError):  # a fault: its traceback goes to a file, not the terminal
+        log = runner.atomic_write_text(sweep_dir / ERRORS / f"{num}.log", runner.traceback_text(exp, exc))
+    mark_failed(sweep_dir, num)
+    return runner.error_line(exc) + (f" (traceback: {log})" if log else "")
+
+
+def run_job(exp_id: str, num: int, overrides: Sequence[str], config: dict, sweep_dir: str) -> JobResult:
+    """Run job ``num`` of a sweep (its config composed and validated already) unless its complete
+    result is there; add its table to the sweep's store. Never raises: a failure is a `JobResult`."""
+    from . import claims as claims_mod
+    from . import sweep_store
+    from .context import die_with_parent
+
+    die_with_parent()  # a worker whose sweep was killed stops too
+    start = time.perf_counter()
+    sweep = Path(sweep_dir)
+    out_dir = sweep / str(num)
+    exp = registry.get(exp_id)
+    try:
+        cfg = OmegaConf.create(config)
+        OmegaConf.set_struct(cfg, True)
+        if runner.is_complete(out_dir, cfg):
+            sweep_store.ensure_part(sweep, num)
+            return JobResult(num, "skipped", f"{exp_id} job {num}: complete in {out_dir}, skipped")
+        outcome = runner.execute(
+            exp_id,
+            cfg,
+            out_dir=out_dir,
+            log=lambda message: None,  # cache hits and the like: not a sweep's business
+            extra_files={"overrides.yaml": job_overrides_text(exp_id, overrides)},
+            figures=bool(cfg.get("sweep_figures", False)),
+        )
+        sweep_store.write_part(sweep, num)
+    except Exception as exc:  # a user error or a fault of the experiment: one line, the sweep goes on
+        reason = record_failure(sweep, num, exp, exc)
+        return JobResult(num, "failed", failure_line(num, overrides, reason), time.perf_counter() - start)
+    tally = claims_mod.counts(outcome.claims)
+    claims = f" (claims: {claims_mod.counts_text(tally)})" if outcome.claims else ""
+    line = f"{exp_id} job {num}: {len(outcome.table)} rows in {outcome.wall_time:.1f} s -> {out_dir}{claims}"
+    return JobResult(num, "done", line, time.perf_counter() - start)
+
+
+# ---------------------------------------------------------------------------------------
+# the sweep
+# ---------------------------------------------------------------------------------------
+def uses_own_launcher(overrides: Sequence[str]) -> bool:
+    """Does a ``--multirun`` with these overrides run here (no Hydra launcher or its settings named)?"""
+    for item in overrides:
+        key = item.split("=", 1)[0].lstrip("+~")
+        if (key == "hydra" or key.startswith(("hydra.", "hydra/"))) and key not in OWN_HYDRA_KEYS:
+            return False
+    return True
+
+
+class Progress:
+    """Jobs done out of the total, with the rate and the time left: a tqdm bar on a terminal, else
+    a line on stderr each tenth of the sweep. Per-job lines go above the bar."""
+
+    def __init__(self, total: int, stream=None) -> None:
+        self.total, self.done, self.ran = total, 0, 0
+        self.start = time.perf_counter()
+        self.stream = stream or sys.stderr
+        self.bar = None
+        self._next_line = max(1, total // 10)
+        if self.stream.isatty() and total > 1:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="job", file=self.stream, dynamic_ncols=True, smoothing=0.1)
+
+    def write(self, line: str, *, err: bool = False) -> None:
+        out = sys.stderr if err else sys.stdout
+        if self.bar is not None:
+            self.bar.write(line, file=out)
+        else:
+            print(line, file=out, flush=True)
+
+    def eta(self) -> float | None:
+        """Seconds left, from the jobs run (not skipped) so far; None before the first."""
+        if not self.ran:
+            return None
+        rate = (time.perf_counter() - self.start) / self.ran
+        return rate * (self.total - self.done)
+
+    def update(self, result: JobResult) -> None:
+        self.done += 1
+        self.ran += result.status != "skipped"
+        if self.bar is not None:
+            self.bar.update(1)
+        elif self.total >= 20 and (self.done % self._next_line == 0 or self.done == self.total):
+            eta = self.eta()
+            left = f", about {clock(eta)} left" if eta is not None and self.done < self.total else ""
+            print(
+                f"[{self.done}/{self.total} jobs, {clock(time.perf_counter() - self.start)}{left}]",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def clock(seconds: float) -> str:
+    """``m:ss`` or ``h:mm:ss``."""
+    m, s = divmod(int(seconds), 60)
+    return f"{m // 60}:{m % 60:02d}:{s:02d}" if m >= 60 else f"{m}:{s:02d}"
+
+
+def compose_jobs(exp_id: str, jobs: Sequence[Sequence[str]]) -> list[dict]:
+    """Every job's resolved config, as a plain dict (bad input in any job: a `PrivlabError` naming it)."""
+    composer = Composer(exp_id)
+    configs = []
+    for num, job in enumerate(jobs):
+        try:
+            configs.append(composer.container(job))
+        except PrivlabError as exc:
+            raise PrivlabError(f"job {num} ({' '.join(job)}): {exc}") from None
+    return configs
+
+
+def run_sweep(exp_id: str, jobs: Sequence[Sequence[str]], sweep_dir: Path, *, workers: int) -> list[int]:
+    """Run every job of a sweep (skipping complete ones) on ``workers`` processes (1: in this one).
+
+    Returns the numbers of the jobs that failed; each printed its line already.
+    """
+    from . import sweep_store
+
+    configs = compose_jobs(exp_id, jobs)  # every job valid before any job starts
+    sweep_dir = Path(sweep_dir)
+    sweep_store.start_sweep(sweep_dir, exp_id, jobs)
+    progress = Progress(len(jobs))
+    failed: list[int] = []
+    try:
+        for result in _results(exp_id, jobs, configs, sweep_dir, workers):
+            progress.write(result.line, err=result.status == "failed")
+            progress.update(result)
+            if result.status == "failed":
+                failed.append(result.num)
+    finally:
+        progress.close()
+    return sorted(failed)
+
+
+def _results(
+    exp_id: str, jobs: Sequence[Sequence[str]], configs: list[dict], sweep_dir: Path, workers: int
+) -> Iterator[JobResult]:
+    args = [(exp_id, num, list(job), configs[num], str(sweep_dir)) for num, job in enumerate(jobs)]
+    if workers <= 1 or len(jobs) == 1:
+        for a in args:
+            yield run_job(*a)
+        return
+    yield from _pooled(args, min(workers, len(jobs)), sweep_dir)
+
+
+def _pooled(args: list[tuple], workers: int, sweep_dir: Path) -> Iterator[JobResult]:
+    """The jobs on a pool of ``workers`` processes, at most two per worker in flight. When a worker
+    dies (killed, out of memory, a crash in C code) the pool breaks and every job in flight with it
+    comes back: each is then rerun alone in a fresh pool, and the one whose worker dies alone fails."""
+    from joblib.externals.loky import get_reusable_executor
+    from joblib.externals.loky.process_executor import BrokenProcessPool
+
+    pending = list(reversed(args))  # popped from the end: job order
+    suspects: list[tuple] = []
+    executor = get_reusable_executor(max_workers=workers, timeout=60)
+    in_flight: dict[Future, tuple[tuple, bool]] = {}
+    try:
+        while pending or suspects or in_flight:
+            if suspects:
+                if not in_flight:
+                    a = suspects.pop(0)
+                    in_flight[executor.submit(run_job, *a)] = (a, True)
+            else:
+                while pending and len(in_flight) < 2 * workers:
+                    a = pending.pop()
+                    in_flight[executor.submit(run_job, *a)] = (a, False)
+            done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+            broken = False
+            for future in sorted(done, key=lambda f: in_flight[f][0][1]):
+                a, alone = in_flight.pop(future)
+                try:
+                    yield future.result()
+                except BrokenProcessPool as exc:
+                    broken = True
+                    if not alone:
+                        suspects.append(a)
+                        continue
+                    num = a[1]
+                    reason = _worker_death(sweep_dir, num, registry.get(a[0]), exc)
+                    yield JobResult(num, "failed", failure_line(num, a[2], reason))
+            if broken:
+                executor = get_reusable_executor(max_workers=workers, timeout=60)  # a fresh pool
+    except BaseException:
+        executor.shutdown(wait=False, kill_workers=True)
+        raise
+
+
+def _worker_death(sweep_dir: Path, num: int, exp: registry.Experiment, exc: BaseException) -> str:
+    err = RuntimeError(f"the worker process running it died ({runner.error_line(exc)})")
+    return record_failure(sweep_dir, num, exp, err)
+
+
+def launch_sweep(exp_id: str, overrides: list[str], sweep_dir: Path) -> list[int]:
+    """``privlab run ID ... --multirun`` on this machine: the jobs of ``overrides`` (Hydra's sweep
+    syntax) in ``sweep_dir``, on ``hydra.launcher.n_jobs`` worker processes (default: every core)."""
+    from .context import effective_jobs
+    from .launch import override_value, sweep_jobs
+
+    params = [o for o in overrides if not o.split("=", 1)[0].lstrip("+~").startswith("hydra")]
+    given = override_value(overrides, "hydra.launcher.n_jobs")
+    try:
+        n = -1 if given is None else int(given)
+    except ValueError:
+        raise PrivlabError(f"hydra.launcher.n_jobs must be an integer (-1: every core); got {given!r}") from None
+    if n == 0:
+        raise PrivlabError("hydra.launcher.n_jobs must not be 0 (-1: every core, 1: one job at a time)")
+    return run_sweep(exp_id, sweep_jobs(params), sweep_dir, workers=effective_jobs(n))
+
+
+def format_value(value: Any) -> str:
+    """``value`` in Hydra's override grammar (a sweep's element): numbers, booleans, null, strings
+    (quoted unless plain), lists and dicts."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(format_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{format_value(v)}" for k, v in value.items()) + "}"
+    text = str(value)
+    plain = text and all((c.isascii() and c.isalnum()) or c in "_-./" for c in text) and not text[0].isdigit()
+    plain = plain and text.lower() not in ("null", "true", "false", "nan", "inf")
+    return text if plain else runner.quote_override_value(text)
