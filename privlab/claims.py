@@ -25,6 +25,9 @@ from typing import Any
 import numpy as np
 
 VERDICTS = ("agree", "disagree", "info")
+# a note that opens with one of these says what caused a disagreement that is no error of the paper
+RECONSTRUCTED = "[reconstructed"  # privlab rebuilt what it compares: "[reconstructed] ...", "[reconstructed inputs]"
+OTHER_DATA = "[other data]"  # the claim was checked on data other than the paper's
 COLUMNS = ("claim", "printed", "reproduced", "verdict", "rule", "note", "ledger")
 
 __all__ = [
@@ -43,6 +46,9 @@ __all__ = [
     "decimals_of",
     "rounds_to",
     "each",
+    "RECONSTRUCTED",
+    "OTHER_DATA",
+    "on_other_data",
 ]
 
 
@@ -320,6 +326,18 @@ def info(item: Item, reproduced: Any, *, note: str = "", printed: Any = None) ->
     """A row shown for reading, not checked; its note says why (not printed, true by construction, ...)."""
     text, value, note, _ = _item(item, printed, note, "")
     return Claim(text, _show(value), str(reproduced), "info", "not checkable", note, _ledger(item))
+
+
+def on_other_data(claims: Sequence[Claim], what: str) -> list[Claim]:
+    """``claims`` with the note of every disagree row opening with ``[other data] <what>``: a
+    disagreement found on data other than the paper's says so (a note that already does is kept)."""
+    out = []
+    for c in claims:
+        if c.verdict == "disagree" and OTHER_DATA not in c.note:
+            note = f"{OTHER_DATA} {what}" + (f"; {c.note}" if c.note else "")
+            c = Claim(c.claim, c.printed, c.reproduced, c.verdict, c.rule, note, c.ledger)
+        out.append(c)
+    return out
 
 
 def counts(claims: Sequence[Claim]) -> dict[str, int]:

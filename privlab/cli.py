@@ -1,6 +1,6 @@
 """The ``privlab`` command line: it parses arguments and dispatches, nothing more.
 
-Core commands: list, run, reproduce, check, compare, report, sweep-report. A paper may add its
+Core commands: list, run, reproduce, check, compare, report, sweep-report, study, errata. A paper may add its
 own (LPB's ``epsilon``) with `privlab.registry.command`, beside its experiments. Every user
 error (unknown experiment or parameter, a value out of range, a bad file) ends in one line
 ``privlab: error: ...`` on stderr and exit status 2, with no traceback and no half-written output.
@@ -15,7 +15,7 @@ import warnings
 from pathlib import Path
 from typing import NoReturn
 
-from . import registry
+from . import errata, registry
 from ._validation import PrivlabError
 from .launch import fail
 
@@ -74,8 +74,14 @@ def _dispatch(args, hydra_args: list[str]) -> int:
         return check.run_compare(args.a, args.b, paper=args.paper, html=args.html)
     if args.command == "sweep-report":
         return sweeps.run_sweep_report(args.sweep_dir, metrics=args.metric, where_items=args.where)
+    if args.command == "study":
+        from . import study
+
+        return study.run(args)
     if args.command == "report":
         return cmd_report(args)
+    if args.command == "errata":
+        return errata.run(args)
     return registry.commands()[args.command].run(args)
 
 
@@ -135,6 +141,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("sweep_dir", help="the sweep directory printed by 'privlab run ... --multirun'")
     p.add_argument("--metric", action="append", help="result column to plot (repeatable; default: a few numeric ones)")
     p.add_argument("--where", action="append", help="plot only rows with COLUMN=VALUE (repeatable)")
+    p = sub.add_parser(
+        "study",
+        help="named robustness questions: a sweep that asks where a paper's conclusions hold",
+        description="List the studies (conf/study/<paper>/<name>.yaml) or run one: its sweep, its report and, "
+        "per claim, the range of the grid over which its verdict held and where it flipped.",
+    )
+    from .study import configure as configure_study
+
+    configure_study(p)
+    p = sub.add_parser("errata", help="what privlab found in a paper, beside the printed text or value",
+                       description=errata.DESCRIPTION)  # fmt: skip
+    errata.configure(p)
     for name, command in registry.commands().items():  # the papers' own commands
         p = sub.add_parser(name, help=command.help, description=command.description or None)
         command.configure(p)

@@ -46,7 +46,7 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from ._validation import PrivlabError
-from .claims import Claim
+from .claims import Claim, on_other_data
 
 __all__ = [
     "Claim",
@@ -82,6 +82,7 @@ class Tolerance:
     se: str | None = None
     k: float = 5.0
     ignore: bool = False  # e.g. wall-clock timings: never comparable across runs
+    infinite: bool = False  # +-inf is a value of this column (equal only to the same infinity); else it is drift
 
     def describe(self) -> str:
         if self.ignore:
@@ -127,6 +128,7 @@ class Experiment:
     keys: tuple[str, ...] = ()
     tolerances: Mapping[str, Tolerance] = field(default_factory=dict)
     params: Mapping[str, Any] = field(default_factory=dict)
+    relations: tuple[Any, ...] = ()  # contracts between parameters (privlab.relations)
     smoke: tuple[str, ...] = ()
     mechanism_kind: str | None = None
     one_mechanism: bool = False
@@ -186,6 +188,7 @@ class Experiment:
             keys=self.keys,
             tolerances=self.tolerances,
             params=self.params,
+            relations=self.relations,
             smoke=self.smoke if smoke is None else tuple(smoke),
             mechanism_kind=self.mechanism_kind,
             one_mechanism=self.one_mechanism,
@@ -201,6 +204,8 @@ class Experiment:
         for c in claims:
             if not isinstance(c, Claim):
                 raise TypeError(f"{self.id}: claims must be Claim objects (privlab.claims helpers), got {c!r}")
+        if self.twin_of is not None:  # the same claims on other data: a disagreement says so
+            claims = on_other_data(claims, f"the twin of {self.twin_of}, on other data than the paper's")
         return claims
 
 
@@ -247,6 +252,7 @@ def experiment(
     keys: Sequence[str] = (),
     tolerances: Mapping[str, Tolerance] | None = None,
     params: Mapping[str, Any] | None = None,
+    relations: Sequence[Any] = (),
     smoke: Sequence[str] = (),
     figures: Mapping[str, Callable[..., Any]] | None = None,
     mechanism_kind: str | None = None,
@@ -267,6 +273,9 @@ def experiment(
     params : mapping, optional
         The parameter contract: config key -> `privlab.params` spec (or a nested mapping).
         A key in the config that is not declared here is refused at compose time.
+    relations : sequence, optional
+        Contracts between parameters (`privlab.relations`: ``Ordered``, ``Subset``, ``Product``, ...),
+        checked at compose time after the single parameters, for every job of a sweep.
     smoke : sequence of str
         Overrides that make the experiment tiny, for the conformance test.
     figures : mapping, optional
@@ -290,6 +299,7 @@ def experiment(
             keys=tuple(keys),
             tolerances=dict(tolerances or {}),
             params=dict(params or {}),
+            relations=tuple(relations),
             smoke=tuple(smoke),
             figures=dict(figures or {}),
             mechanism_kind=mechanism_kind,

@@ -18,7 +18,7 @@ import base64
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from . import ledger, registry
+from . import errata, ledger, registry
 from ._validation import PrivlabError
 from .claims import VERDICTS, counts_text
 
@@ -86,6 +86,7 @@ class ClaimRow:
     rule: str
     note: str
     ledger: str = ""  # the id of the paper's ledger item the claim checks, where claims.csv has one
+    cause: str = ""  # why a disagree row disagrees (`privlab.errata.cause`): only "error of the paper" is one
 
 
 @dataclass(frozen=True)
@@ -244,6 +245,7 @@ class LedgerEntry:
     status: str
     by: str  # the experiments (and tests) that check it, or why it cannot be checked
     finding: str = ""
+    finding_kind: str = ""  # one of privlab.ledger.FINDING_KINDS; only "error" is an error of the paper
 
 
 @dataclass
@@ -257,6 +259,7 @@ class PaperReport:
     coverage: tuple[int, int] | None = None
     unavailable: str | None = None  # why its module failed to import, if it did
     ledger: list[LedgerEntry] | None = None  # the paper's claims ledger, when it has one
+    findings: str = ""  # its ledger's findings by kind (`privlab.errata.summary`), "" without findings
 
     @property
     def anchor(self) -> str:
@@ -282,6 +285,14 @@ class Report:
     papers: list[PaperReport]
     coverage: Coverage | None = None
     twins: list[TwinPair] = field(default_factory=list)  # synthetic-data experiments beside their real twins
+    robustness: list[Any] = field(default_factory=list)  # the studies that ran (privlab.study.StudyOutcome)
+
+    @property
+    def robustness_summary(self) -> list[Any]:
+        """Per paper, what its studies found (`privlab.study.paper_summaries`)."""
+        from .study import paper_summaries
+
+        return paper_summaries(self.robustness)
 
     @property
     def tally(self) -> dict[str, int]:
@@ -443,8 +454,26 @@ def _ledger_entries(rows: list[ledger.Row] | None) -> list[LedgerEntry] | None:
         )
         if not by:
             by = "to be checked by " + ", ".join(r.item.checked_by)
-        out.append(LedgerEntry(r.item.id, r.item.where, r.item.kind, r.item.text, r.status, by, r.item.finding))
+        i = r.item
+        out.append(LedgerEntry(i.id, i.where, i.kind, i.text, r.status, by, i.finding, i.finding_kind))
     return out
+
+
+def _causes(paper: PaperReport, rows: list[ledger.Row] | None) -> None:
+    """Each disagree claim of the paper's experiments with its cause (`privlab.errata.cause`), and
+    the paper's findings by kind."""
+    items = {r.item.id: r.item for r in rows or []}
+    found = [i for i in items.values() if i.finding]
+    paper.findings = errata.summary(found) if found else ""
+    for exp in paper.experiments:
+        try:
+            twin_of = registry.get(exp.id).twin_of
+        except PrivlabError:
+            twin_of = None
+        exp.claims = [
+            replace(c, cause=errata.cause(c.note, items.get(c.ledger), twin_of)) if c.verdict == "disagree" else c
+            for c in exp.claims
+        ]
 
 
 def build_report(
@@ -501,7 +530,25 @@ def build_report(
         if has_result:
             paper.experiments.append(_experiment(entry, run_dir, results_dir, failure))
     papers = [by_paper[k] for k in sorted(by_paper)]
-    return Report(papers=papers, coverage=None if coverage is None else dict(coverage), twins=_twins(papers))
+    for paper in papers:
+        _causes(paper, ledgers.get(paper.key))
+    return Report(
+        papers=papers,
+        coverage=None if coverage is None else dict(coverage),
+        twins=_twins(papers),
+        robustness=_robustness(results_dir),
+    )
+
+
+def _robustness(results_dir: Path) -> list[Any]:
+    """The studies that ran into ``results_dir/studies`` (`privlab.study.outcomes`); a study file that
+    cannot be read leaves the section out rather than the report."""
+    from . import study
+
+    try:
+        return list(study.outcomes(results_dir))
+    except PrivlabError:
+        return []
 
 
 def _twins(papers: list[PaperReport]) -> list[TwinPair]:

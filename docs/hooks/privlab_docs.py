@@ -5,10 +5,15 @@ Generated pages (added to the site in ``on_files``, to the navigation in ``on_co
 ``papers/index.md``, ``papers/<paper>.md``
     One page per registered paper: its experiments (from the registry), what was
     reconstructed and why (the ``[reconstructed]`` comments of its configs), the thresholds
-    that are ours (``[ours]`` comments), and what the paper gets wrong as found by privlab:
-    the ``finding:`` lines of its ledger (``experiments/<paper>.ledger.yaml``, when it has
-    one) and the claims that disagree with the paper, recomputed from the committed reference
-    tables by the experiments' own claim functions.
+    that are ours (``[ours]`` comments), and what privlab found in the paper: the findings of
+    its ledger (``experiments/<paper>.ledger.yaml``, when it has one) with their kind (only
+    ``error`` is an error of the paper), and the claims that disagree with the paper,
+    recomputed from the committed reference tables by the experiments' own claim functions,
+    each with its cause (`privlab.errata.cause`).
+``errata/index.md``, ``errata/<paper>.md``
+    The errata of each paper with a ledger (`privlab.errata.markdown`, what ``privlab errata
+    <paper> --markdown`` prints): each finding's place, printed and corrected text or value,
+    kind, confidence and evidence.
 ``reference/core/<module>.md``, ``reference/papers/<paper>.md``
     mkdocstrings pages of the core modules users call and of each paper's package.
 
@@ -64,6 +69,11 @@ def code(text: Any) -> str:
     """``text`` as inline code inside a table cell."""
     s = " ".join(str(text).split()).replace("|", "\\|")
     return f"``{s}``" if "`" in s else f"`{s}`"
+
+
+def _kind(finding_kind: str) -> str:
+    """A finding's kind as a table cell; an error of the paper in bold."""
+    return "**error**" if finding_kind == "error" else cell(finding_kind or "not classified")
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
@@ -283,7 +293,7 @@ def paper_packages() -> list[str]:
 
 def paper_page(paper: str) -> str:
     """``papers/<paper>.md``."""
-    from privlab import ledger, registry
+    from privlab import errata, ledger, registry, study
 
     info = registry.papers()[paper]
     exps = registry.select(paper=paper)
@@ -338,6 +348,7 @@ def paper_page(paper: str) -> str:
         ]
     else:
         out += ["No config value of this paper is marked `[reconstructed]`.", ""]
+    out += [study.docs_section(paper)]  # its studies: which conclusions depend on a reconstruction
     ours = [a for path in paper_configs(paper) for a in annotations(path, "ours")]
     if ours:
         out += [
@@ -351,7 +362,7 @@ def paper_page(paper: str) -> str:
             ),
             "",
         ]
-    out += ["## What the paper gets wrong, as found by privlab", ""]
+    out += ["## What privlab found in the paper", ""]
     items = None
     ledger_problem = ""
     try:
@@ -359,13 +370,18 @@ def paper_page(paper: str) -> str:
     except Exception as exc:
         ledger_problem = str(exc).splitlines()[0]
     findings = [i for i in items or [] if i.finding]
+    by_id = {i.id: i for i in items or []}
     if findings:
         out += [
             "### Findings recorded in the ledger",
             "",
+            f"{errata.summary(findings)}. Only a finding of kind **error** is an error of the paper; "
+            f"[the errata](../errata/{paper}.md) give each with the printed and the corrected text or value, "
+            "its confidence and its evidence.",
+            "",
             table(
-                ["item", "where", "the paper", "what privlab found"],
-                [[code(i.id), cell(i.where), cell(i.text), cell(i.finding)] for i in findings],
+                ["item", "where", "kind", "the paper", "what privlab found"],
+                [[code(i.id), cell(i.where), _kind(i.finding_kind), cell(i.text), cell(i.finding)] for i in findings],
             ),
             "",
         ]
@@ -375,7 +391,9 @@ def paper_page(paper: str) -> str:
             "### Claims privlab's checks refute",
             "",
             "Each row is a number or statement of the paper that the reproduction contradicts, with privlab's "
-            "explanation (at the quick profile's reference tables).",
+            "explanation (at the quick profile's reference tables) and its cause: the kind of the ledger's finding "
+            "(only an *error of the paper* is one), or privlab's own reconstruction, or other data than the "
+            "paper's (a real-data twin, a stand-in), which the claim's note says.",
             "",
         ]
         for f in refuted:
@@ -383,9 +401,10 @@ def paper_page(paper: str) -> str:
                 f"**{code(f.id)}** ({cell(f.artifact)})",
                 "",
                 table(
-                    ["claim", "the paper", "privlab", "why"],
+                    ["claim", "the paper", "privlab", "cause", "why"],
                     [
-                        [cell(c.claim), cell(c.printed), cell(c.reproduced), cell(c.note or c.rule)]
+                        [cell(c.claim), cell(c.printed), cell(c.reproduced)]
+                        + [cell(errata.cause(c.note, by_id.get(c.ledger), f.twin_of)), cell(c.note or c.rule)]
                         for c in f.disagreements
                     ],
                 ),
@@ -448,7 +467,8 @@ def papers_index() -> str:
         "# Papers",
         "",
         "One page per paper privlab reproduces, generated from the repository when the site is built: what is "
-        "reproduced, what was reconstructed and why, and what the paper gets wrong.",
+        "reproduced, what was reconstructed and why, and what privlab found in the paper "
+        "([the errata](../errata/index.md) list each finding with its kind; only an *error* is an error of the paper).",
         "",
         table(["paper", "title", "experiments", "ledger"], rows),
         "",
@@ -457,6 +477,42 @@ def papers_index() -> str:
         out += ["Papers whose module failed to load:", ""]
         out += [f"- `{k}`: {cell(v)}" for k, v in broken.items()] + [""]
     return "\n".join(out)
+
+
+def errata_pages() -> dict[str, str]:
+    """``errata/index.md`` and ``errata/<paper>.md`` of every paper with a readable ledger."""
+    from privlab import errata, ledger, registry
+
+    pages, rows = {}, []
+    for key, info in registry.papers().items():
+        try:
+            items = ledger.load(key)
+        except Exception as exc:  # the paper page says why; the strict build fails on the warning
+            log.warning("paper %s has no errata page: its ledger cannot be read (%s)", key, str(exc).splitlines()[0])
+            continue
+        if items is None:
+            continue
+        found = errata.findings(key)
+        pages[f"errata/{key}.md"] = errata.markdown(key, found)
+        tally = errata.counts(found)
+        others = ", ".join(f"{n} {k or 'not classified'}" for k, n in tally.items() if n and k != errata.ERROR)
+        rows.append([f"[{key}]({key}.md)", cell(info.title), str(len(found)), str(tally[errata.ERROR]), others or "—"])
+    pages["errata/index.md"] = "\n".join(
+        [
+            "# Errata",
+            "",
+            "What privlab found in each paper, generated from its ledger when the site is built (`privlab errata "
+            "<paper>` prints the same): each finding with its place, the printed and the corrected text or value, "
+            "its kind, confidence and evidence. Only a finding of kind **error** (a typo, a wrong number, formula or "
+            "statement) is an error of the paper; *unreproducible* (the inputs were lost), *data-dependent* (a "
+            "statement about the paper's data that fails on other data), *notation* and *reference* (a wrong "
+            "cross-reference or citation) say what they are.",
+            "",
+            table(["paper", "title", "findings", "errors of the paper", "other findings"], rows),
+            "",
+        ]
+    )
+    return pages
 
 
 def reference_pages() -> dict[str, str]:
@@ -481,6 +537,7 @@ def generated_pages() -> dict[str, str]:
     pages = {"papers/index.md": papers_index()}
     for paper in registry.papers():
         pages[f"papers/{paper}.md"] = paper_page(paper)
+    pages.update(errata_pages())
     pages.update(reference_pages())
     return pages
 
@@ -578,6 +635,8 @@ def iter_nav(generated: dict[str, str]) -> Iterator[tuple[str, list[Any]]]:
 
     papers = [{f"{k}": f"papers/{k}.md"} for k in registry.papers()]
     yield "papers/index.md", ["papers/index.md", *papers]
+    sheets = [{Path(p).stem: p} for p in generated if p.startswith("errata/") and p != "errata/index.md"]
+    yield "errata/index.md", ["errata/index.md", *sheets]
     core = [{f"privlab.{m}": f"reference/core/{m}.md"} for m in CORE_MODULES]
     pkgs = [{f"privlab.{Path(p).stem}": p} for p in generated if p.startswith("reference/papers/")]
     yield "reference/index.md", ["reference/index.md", {"Core": core}, {"Papers' libraries": pkgs}]
