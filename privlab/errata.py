@@ -24,7 +24,20 @@ from ._validation import PrivlabError
 from .claims import OTHER_DATA, RECONSTRUCTED
 from .ledger import FINDING_KINDS, Item
 
-__all__ = ["ERROR", "LABELS", "findings", "counts", "summary", "text", "markdown", "cause", "configure", "run"]
+__all__ = [
+    "ERROR",
+    "LABELS",
+    "DESCRIPTION",
+    "findings",
+    "counts",
+    "summary",
+    "text",
+    "markdown",
+    "md_cell",
+    "cause",
+    "configure",
+    "run",
+]
 
 ERROR = "error"  # the one kind that is an error of the paper
 #: each kind of finding in words, for tables and summaries
@@ -112,7 +125,9 @@ def text(paper: str, items: Sequence[Item], width: int = 100) -> str:
     return "\n".join(out)
 
 
-def _cell(value: str) -> str:
+def md_cell(value: object) -> str:
+    """``value`` as one cell of a Markdown table (or inline Markdown): one line, Markdown and HTML
+    characters escaped."""
     s = " ".join(str(value).split())
     for ch in "\\`*_[]|":
         s = s.replace(ch, "\\" + ch)
@@ -131,7 +146,7 @@ def markdown(paper: str, items: Sequence[Item], heading: str = "#") -> str:
     out = [
         f"{heading} Errata: {paper}",
         "",
-        f"*{_cell(title)}*: what privlab found in the paper, generated from `privlab/experiments/{paper}.ledger.yaml`"
+        f"*{md_cell(title)}*: what privlab found in the paper, generated from `privlab/experiments/{paper}.ledger.yaml`"
         f" (`privlab errata {paper}` prints the same). {summary(items)}.",
         "",
         "Only a finding of kind **error** is an error of the paper. *unreproducible*: the inputs were lost, "
@@ -144,15 +159,15 @@ def markdown(paper: str, items: Sequence[Item], heading: str = "#") -> str:
     for n, i in enumerate(items, start=1):
         kind = f"**{i.finding_kind}**" if i.finding_kind == ERROR else f"*{i.finding_kind or 'not classified'}*"
         out += [
-            f"{heading}# {n}. {_cell(i.where)}",
+            f"{heading}# {n}. {md_cell(i.where)}",
             "",
             f"`{i.id}` · {kind} · confidence {i.confidence or 'not given'}",
             "",
             "| printed | corrected |",
             "|---|---|",
-            f"| {_cell(i.printed or i.text)} | {_cell(i.corrected) if i.corrected else '(none can be given)'} |",
+            f"| {md_cell(i.printed or i.text)} | {md_cell(i.corrected) if i.corrected else '(none can be given)'} |",
             "",
-            f"What privlab found: {_cell(i.finding)}.",
+            f"What privlab found: {md_cell(i.finding)}.",
             "",
             "Evidence: " + (", ".join(_evidence(e) for e in i.evidence) or "none recorded") + ".",
             "",

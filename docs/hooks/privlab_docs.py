@@ -59,10 +59,9 @@ CONTRIBUTING_REASON = (
 # ---------------------------------------------------------------------------------------
 def cell(text: Any) -> str:
     """``text`` as one cell of a Markdown table: one line, Markdown and HTML characters escaped."""
-    s = " ".join(str(text).split())
-    for ch in "\\`*_[]|":
-        s = s.replace(ch, "\\" + ch)
-    return s.replace("<", "&lt;").replace(">", "&gt;") or " "
+    from privlab.errata import md_cell  # the errata pages escape their cells the same way
+
+    return md_cell(text)
 
 
 def code(text: Any) -> str:
