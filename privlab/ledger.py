@@ -64,6 +64,7 @@ class Item:
     corrected: str = ""  # the corrected text or value ("" where none can be given, e.g. unreproducible)
     evidence: tuple[str, ...] = ()  # experiment ids and test:... references that show the finding
     confidence: str = ""  # one of CONFIDENCES; required with a finding
+    caption: str = ""  # a figure's caption as the paper prints it (shown beside privlab's figure)
 
 
 @dataclass
@@ -106,6 +107,7 @@ def load(paper: str) -> list[Item] | None:
             "corrected",
             "evidence",
             "confidence",
+            "caption",
         }
         if unknown:
             raise PrivlabError(f"{where} ({raw['id']}): unknown key(s) {', '.join(sorted(unknown))}")
@@ -139,6 +141,7 @@ def load(paper: str) -> list[Item] | None:
                 str(raw.get("corrected") or ""),
                 tuple(str(e) for e in raw.get("evidence") or ()),
                 str(raw.get("confidence") or ""),
+                str(raw.get("caption") or ""),
             )
         )
     return items

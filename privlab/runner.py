@@ -380,6 +380,8 @@ def write_outputs(
     ``figures=False`` leaves the experiment's figures out (a sweep's jobs, unless ``sweep_figures``)."""
     import matplotlib
 
+    from . import figures as figures_mod
+
     matplotlib.use("Agg")
     claims = exp.check_claims(table, cfg)  # before anything is written: a failing claim writes nothing
 
@@ -389,7 +391,7 @@ def write_outputs(
         if claims:
             (staging / "claims.csv").write_text(claims_to_csv(claims))
         for name, fn in exp.figures.items() if figures else ():
-            _write_figure(fn(table), staging / name)
+            _write_figure(figures_mod.draw(fn, table, cfg), staging / name)  # a figure reads the run's config
         for name, text in (extra_files or {}).items():
             (staging / name).write_text(text)
         (staging / "provenance.json").write_text(json.dumps(prov, indent=2) + "\n")

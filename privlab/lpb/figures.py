@@ -1,14 +1,13 @@
-"""The LPB paper's figures, drawn from the experiments' result tables (presentation only)."""
+"""The LPB paper's figures, declared as specs over the experiments' result tables (presentation only)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..plots import new_figure
+from ..figures import Axis, Drawn, FigureSpec, Layer, Panel, Reference, figure, style_map
 
 NR_PANELS = (("age", 2), ("hours-per-week", 3), ("education-num", 4))  # Figures 2-4
 
@@ -20,9 +19,12 @@ __all__ = [
     "dp_noise_ratio",
     "breach_check",
     "lpb_vs_dp",
-    "nr_boxes",
     "wide_stats",
 ]
+
+SIMULATED = "simulated: quartiles (box), median, fences (whiskers)"
+EXACT = "exact quartiles (Laplace)"
+BOX = {"q1": "mc_q1", "med": "mc_median", "q3": "mc_q3", "lo": "mc_lower_fence", "hi": "mc_upper_fence"}
 
 
 def wide_stats(df: pd.DataFrame) -> pd.DataFrame:
@@ -31,151 +33,180 @@ def wide_stats(df: pd.DataFrame) -> pd.DataFrame:
     return df.pivot_table(index=index, columns="stat", values=["mc", "exact"], sort=False)
 
 
-def table1_posteriors(df: pd.DataFrame) -> Any:
-    fig, ax = new_figure(5.5, 3.4)
-    x = np.arange(len(df))
-    ax.bar(x - 0.2, df.posterior, 0.4, label="recomputed")
-    ax.bar(x + 0.2, df.printed_posterior, 0.4, label="printed (Table I)")
-    ax.set_xticks(x, df.value.astype(str))
-    ax.set(xlabel="candidate value of the missing record", ylabel=f"Pr[X = u | r = {df.response[0]}]")
-    ax.set_title("Table I: informed adversary's posterior (eps = 2)")
-    ax.legend()
-    return fig
+def _flat_stats(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per box, columns ``mc_<stat>`` and ``exact_<stat>``."""
+    wide = wide_stats(df)
+    wide.columns = pd.Index([f"{a}_{b}" for a, b in wide.columns.to_flat_index()])
+    return wide.reset_index()
 
 
-def lambda_vs_rho1(df: pd.DataFrame) -> Any:
-    fig, ax = new_figure(5.5, 3.6)
-    for a, g in df.groupby("attribute", sort=False):
-        (line,) = ax.plot(g.rho1, g["lambda"], marker="o", ms=3, label=a)
-        ax.axhline(g.lambda_di.iloc[0], color=line.get_color(), ls=":", lw=1)
-    ax.set(yscale="log", xlabel="rho1 (prior threshold)", ylabel="lambda (Laplace scale)")
-    ax.set_title(f"Figure 1: LPB noise vs rho1, rho2 = {df.rho2.iloc[0]:g} (dotted: diff. identifiability)")
-    ax.legend()
-    return fig
+@figure(ledger=("table1.posterior",), about="privlab's picture of Table I (the paper prints a table)")
+def table1_posteriors(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
+    """Table I: the recomputed posterior of each candidate value beside the printed one."""
+    long = pd.concat(
+        [df.assign(series="recomputed", p=df.posterior), df.assign(series="printed (Table I)", p=df.printed_posterior)]
+    )
+    long = long.assign(candidate=long.value.astype(str))
+    panel = Panel(
+        long,
+        "candidate",
+        Axis("candidate value u of the missing record", scale="category"),
+        Axis(f"posterior Pr[X = u | r = {df.response[0]}]", probability=True),
+        (Layer("p", kind="bar"),),
+    )
+    return FigureSpec(
+        "Table I: the informed adversary's posterior (ε = 2)",
+        (panel,),
+        style_map(["recomputed", "printed (Table I)"]),
+        panel_size=(6.0, 3.6),
+    )
 
 
-def nr_boxes(wide: pd.DataFrame, panel_col: str, xcol: str, title: str, sub_title: Callable[[Any], str]) -> Any:
+@figure(ledger=("fig1.curves", "fig1.increases", "sec5.di_less", "fig1.caption"))
+def lambda_vs_rho1(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
+    """Figure 1: LPB's lambda vs rho1, one line per attribute; dotted: differential identifiability's."""
+    rows = df.assign(series=df.attribute)
+    layers = (Layer("lambda"), Layer("lambda_di", name="differential identifiability's λ", linestyle=":", marker=""))
+    panel = Panel(
+        rows, "rho1", Axis("prior threshold $\\rho_1$"), Axis("Laplace scale λ", "query units", scale="log"), layers
+    )
+    title = f"Figure 1: the magnitude of the noise vs ρ1 (ρ2 = {df.rho2.iloc[0]:g})"
+    return FigureSpec(title, (panel,), style_map(list(dict.fromkeys(rows.series))), panel_size=(6.0, 3.8))
+
+
+def _nr_spec(df: pd.DataFrame, panel_col: str, xcol: str, xaxis: Axis, title: str, sub_title: Any) -> FigureSpec:
     """Noise-ratio box plots, one panel per value of ``panel_col``, on one shared symmetric-log
-    scale: linear within the smallest exact quartile of the figure, logarithmic beyond, so a
-    box 100 times larger than another leaves the small one readable and panels compare directly."""
-    import matplotlib
-    import matplotlib.ticker
-
-    panels = list(dict.fromkeys(wide.index.get_level_values(panel_col)))
-    fig, axes = new_figure(3.3 * len(panels), 3.8, ncols=len(panels), sharey=True)
-    axes = np.atleast_1d(axes)
-    lin = float(np.abs(wide[("exact", "q3")]).min())
-    for ax, value in zip(axes, panels):
-        g = wide.xs(value, level=panel_col, drop_level=False).reset_index()
-        x = np.arange(1, len(g) + 1)
-        stats = [
-            {
-                "med": r[("mc", "median")],
-                "q1": r[("mc", "q1")],
-                "q3": r[("mc", "q3")],
-                "whislo": r[("mc", "lower_fence")],
-                "whishi": r[("mc", "upper_fence")],
-                "fliers": [],
-                "label": f"{r[(xcol, '')]:g}",
-            }
-            for _, r in g.iterrows()
-        ]
-        ax.bxp(stats, showfliers=False, medianprops={"color": "tab:orange"})
-        ax.plot(x, g[("exact", "q1")], "r_", ms=12, mew=1.5)
-        ax.plot(x, g[("exact", "q3")], "r_", ms=12, mew=1.5, label="exact quartiles")
-        ax.set_yscale("symlog", linthresh=lin, linscale=0.6)
-        ax.axhline(0, color="0.7", lw=0.6, zorder=0)
-        ax.grid(axis="y", color="0.9", lw=0.6, which="major")
-        ax.set_xlabel(xcol)
-        ax.set_title(sub_title(value), fontsize=9)
-        ax.tick_params(axis="x", labelsize=7, rotation=45)
-    top = float(np.abs(wide[[("mc", "lower_fence"), ("mc", "upper_fence")]]).to_numpy().max())
-    decades = 10.0 ** np.arange(np.ceil(np.log10(lin)), np.ceil(np.log10(top)) + 1)
-    axes[0].set_yticks(np.concatenate([-decades[::-1], [0.0], decades]))  # shared: every panel gets them
-    axes[0].yaxis.set_minor_locator(matplotlib.ticker.NullLocator())
-    axes[0].set_ylabel(f"noise ratio (R - f(D)) / range\n(symlog, linear within {lin:.1e})")
-    axes[0].legend(fontsize=7, loc="lower left")
-    fig.suptitle(title)
-    fig.tight_layout()
-    return fig
+    scale whose linear part ends at a quarter of the smallest exact quartile: the medians (near 0)
+    sit in the linear part, every box edge in the logarithmic part, so a box 100 times larger than
+    another leaves the small one readable and the panels compare directly."""
+    flat = _flat_stats(df)
+    smallest = float(np.abs(flat[["exact_q1", "exact_q3"]].to_numpy()).min())
+    lin = float(f"{smallest / 4:.1g}")
+    sim = flat.assign(series=SIMULATED)
+    exact = pd.concat([flat.assign(series=EXACT, q=flat.exact_q1), flat.assign(series=EXACT, q=flat.exact_q3)])
+    rows = pd.concat([sim, exact], ignore_index=True)
+    yaxis = Axis("noise ratio (R − f(D)) / range", scale="symlog", linthresh=lin)
+    layers = (
+        Layer(BOX, kind="box", only=(SIMULATED,)),
+        Layer("q", kind="points", marker="_", markersize=14, only=(EXACT,)),
+    )
+    panels = []
+    for value in dict.fromkeys(flat[panel_col]):
+        g = rows[rows[panel_col] == value]
+        order = tuple(dict.fromkeys(g[xcol]))
+        panels.append(
+            Panel(
+                g.assign(tick=g[xcol].map(lambda v: f"{v:g}")),
+                "tick",
+                xaxis,
+                yaxis,
+                layers,
+                title=sub_title(value),
+                xorder=tuple(f"{v:g}" for v in order),
+            )
+        )
+    styles = style_map([SIMULATED, EXACT], fixed={EXACT: "red"}, markers={EXACT: "_"})
+    notes = (f"symmetric-log axis, linear within ±{lin:.1g} (a quarter of the smallest exact quartile)",)
+    return FigureSpec(title, tuple(panels), styles, ncols=len(panels), panel_size=(3.4, 3.8), notes=notes, sharey=True)
 
 
-def noise_ratio(attribute: str, number: int) -> Callable[[pd.DataFrame], Any]:
-    """Figure ``number`` (2-4): the noise-ratio panels of one attribute."""
+def noise_ratio(attribute: str, number: int) -> Drawn:
+    """Figure ``number`` (2-4): the noise-ratio panels of one attribute, one per rho1."""
 
-    def plot(df: pd.DataFrame) -> Any:
-        title = f"Figure {number}: noise ratio for {attribute} (1,000 mean queries, LPB's lambda)"
-        panel = "abcdefgh"
-        rho1s = list(dict.fromkeys(df[df.attribute == attribute].rho1))
-        names = {r: f"({number}-{panel[i]}) rho1 = {r:g}" for i, r in enumerate(rho1s)}
-        return nr_boxes(wide_stats(df[df.attribute == attribute]), "rho1", "rho2", title, names.__getitem__)
+    @figure(ledger=("figs2_4.boxes", f"fig{number}.panel_a", "sec5.close", "sec5.more_noise", "sec5.grows"))
+    def build(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
+        sub = df[df.attribute == attribute]
+        rho1s = list(dict.fromkeys(sub.rho1))
+        names = {r: f"({number}-{'abcdefgh'[i]}) ρ1 = {r:g}" for i, r in enumerate(rho1s)}
+        title = f"Figure {number}: noise ratio for {attribute} (1,000 mean queries, LPB's λ)"
+        return _nr_spec(
+            sub,
+            "rho1",
+            "rho2",
+            Axis("posterior threshold $\\rho_2$", scale="category", rotation=45),
+            title,
+            names.__getitem__,
+        )
 
-    return plot
-
-
-def dp_noise_ratio(df: pd.DataFrame) -> Any:
-    return nr_boxes(wide_stats(df), "attribute", "epsilon", "Figure 5: noise ratio for plain eps-DP", str)
-
-
-def breach_check(df: pd.DataFrame) -> Any:
-    """The two-point prior's largest posterior against eps / calibrated eps, one panel per
-    attribute; one colour per rho1 value across all panels and one legend for the figure."""
-    attrs = list(dict.fromkeys(df.attribute))
-    tight = df[df.prior == "two_point"]
-    rho1s = sorted(set(tight.rho1))
-    colour = {r: plt_colour(i) for i, r in enumerate(rho1s)}
-    fig, axes = new_figure(3.6 * len(attrs) + 1.6, 3.6, ncols=len(attrs), sharey=True)
-    for ax, a in zip(np.atleast_1d(axes), attrs):
-        g = tight[tight.attribute == a]
-        for rho1, h in g.groupby("rho1"):
-            ax.plot(h.eps_factor, h.exact_max_posterior, marker="o", color=colour[rho1])
-            ax.plot(h.eps_factor, h.mc_max_posterior, ls="--", marker="x", ms=7, color=colour[rho1])
-        ax.axhline(df.rho2.iloc[0], color="k", lw=1, ls=":")
-        ax.set(xlabel="eps / calibrated eps", title=f"{a} (rho1 = {', '.join(f'{r:g}' for r in sorted(set(g.rho1)))})")
-        ax.title.set_fontsize(8)
-    np.atleast_1d(axes)[0].set_ylabel("largest posterior of the rho1 value")
-    from matplotlib.lines import Line2D
-
-    handles = [Line2D([], [], color=colour[r], marker="o", label=f"rho1 = {r:g}") for r in rho1s]
-    handles += [
-        Line2D([], [], color="0.3", marker="o", label="exact supremum"),
-        Line2D([], [], color="0.3", ls="--", marker="x", label="largest seen (simulated)"),
-        Line2D([], [], color="k", ls=":", label=f"rho2 = {df.rho2.iloc[0]:g}"),
-    ]
-    fig.legend(handles=handles, loc="center right", fontsize=7, frameon=False)
-    fig.suptitle("Breach check: two-point priors (rho1 on the largest value, the rest on the smallest)")
-    fig.tight_layout(rect=(0, 0, 1 - 1.5 / (3.6 * len(attrs) + 1.6), 1))
-    return fig
+    return build
 
 
-def plt_colour(i: int) -> Any:
-    """The i-th colour of a qualitative palette (tab10, then tab20 beyond ten)."""
-    import matplotlib
+@figure(ledger=("fig5.curves", "fig5.panels"))
+def dp_noise_ratio(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
+    """Figure 5: the noise ratio of plain eps-DP, one panel per attribute."""
+    return _nr_spec(
+        df,
+        "attribute",
+        "epsilon",
+        Axis("privacy parameter ε", scale="category", rotation=45),
+        "Figure 5: noise ratio for plain ε-DP",
+        str,
+    )
 
-    cmap = matplotlib.colormaps["tab10" if i < 10 else "tab20"]
-    return cmap(i % cmap.N)
+
+@figure(
+    ledger=("abs.lpb_promise", "sec1.prior_free", "sec4.lpb_rule"),
+    about="privlab's check of Theorem 2 (no figure in the paper)",
+)
+def breach_check(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
+    """The two-point prior's largest posterior against eps / calibrated eps, one panel per attribute,
+    one colour per rho1 value in every panel."""
+    tight = df[df.prior == "two_point"].sort_values(["rho1", "eps_factor"], kind="stable")
+    tight = tight.assign(series=[f"ρ1 = {r:g}" for r in tight.rho1])
+    styles = style_map([f"ρ1 = {r:g}" for r in sorted(set(tight.rho1))])
+    layers = (
+        Layer("exact_max_posterior"),
+        Layer("mc_max_posterior", name="largest seen (simulated)", linestyle="--", marker="x", markersize=7),
+    )
+    rho2 = float(df.rho2.iloc[0])
+    panels = tuple(
+        Panel(
+            tight[tight.attribute == a],
+            "eps_factor",
+            Axis("ε / calibrated ε"),
+            Axis("largest posterior of the $\\rho_1$ value", probability=True),
+            layers,
+            title=a,
+            references=(Reference(f"ρ2 = {rho2:g}", y=rho2),),
+        )
+        for a in dict.fromkeys(df.attribute)
+    )
+    title = "Breach check: two-point priors (ρ1 on the largest value, the rest on the smallest)"
+    return FigureSpec(title, panels, styles, ncols=len(panels), panel_size=(3.8, 3.6), notes=("solid: exact supremum",))
 
 
-def lpb_vs_dp(df: pd.DataFrame) -> Any:
-    """Figure 5's statement: (a) eps-DP's worst posterior minus rho2 against eps / LPB's eps,
-    (b) the sampled noise-ratio IQR of LPB against eps-DP's at LPB's eps."""
-    fig, (left, right) = new_figure(10.5, 3.8, ncols=2)
-    for i, (a, g) in enumerate(df.groupby("attribute", sort=False)):
-        ratio = g.epsilon / g.eps_calibrated
-        left.scatter(ratio, g.worst_posterior - g.rho2, s=10, color=plt_colour(i), label=a, alpha=0.7)
-        at = g[g.at_calibrated_eps]
-        right.scatter(at.iqr_calibrated, at.iqr_dp, s=12, color=plt_colour(i), label=a)
-    left.axvline(1, color="k", lw=1, ls=":")
-    left.axhline(0, color="k", lw=1)
-    left.set(xscale="log", xlabel="eps / LPB's eps", ylabel="worst posterior - rho2 (>= 0: breach)")
-    left.set_title("(a) eps-DP breaches exactly from LPB's eps on", fontsize=9)
-    lo, hi = float(df.iqr_calibrated.min()), float(df.iqr_calibrated.max())
-    right.plot([lo, hi], [lo, hi], color="k", lw=1, ls=":", label="equal")
-    right.set(xscale="log", yscale="log", xlabel="LPB: sampled IQR of the noise ratio")
-    right.set(ylabel="eps-DP at LPB's eps: sampled IQR")
-    right.set_title("(b) the same noise at the same eps", fontsize=9)
-    left.legend(fontsize=7)
-    right.legend(fontsize=7)
-    fig.suptitle("Figure 5: 'LPB can achieve the same effect as eps-DP'")
-    fig.tight_layout()
-    return fig
+@figure(
+    ledger=("fig5.same_effect", "sec5.eps_semantics"),
+    about="privlab's test of Figure 5's statement that LPB achieves the same effect as ε-DP",
+)
+def lpb_vs_dp(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
+    """Figure 5's statement: (a) eps-DP's worst posterior minus rho2 against eps / LPB's eps, (b) the
+    sampled noise-ratio IQR of LPB against eps-DP's at LPB's eps."""
+    rows = df.assign(series=df.attribute, ratio=df.epsilon / df.eps_calibrated, excess=df.worst_posterior - df.rho2)
+    styles = style_map(list(dict.fromkeys(rows.series)))
+    at = rows[rows.at_calibrated_eps.astype(bool)]
+    lo, hi = float(at.iqr_calibrated.min()), float(at.iqr_calibrated.max())
+    left = Panel(
+        rows,
+        "ratio",
+        Axis("ε / LPB's ε", scale="log"),
+        Axis("worst posterior − $\\rho_2$ (≥ 0: breach)"),
+        (Layer("excess", kind="points", markersize=3.5),),
+        title="(a) ε-DP breaches exactly from LPB's ε on",
+        references=(
+            Reference("LPB's ε", x=1.0, vertical=True, color="0.3"),
+            Reference("no breach below 0", y=0.0, color="0.3", linestyle="-"),
+        ),
+    )
+    right = Panel(
+        at,
+        "iqr_calibrated",
+        Axis("LPB: sampled IQR of the noise ratio", scale="log"),
+        Axis("ε-DP at LPB's ε: sampled IQR", scale="log"),
+        (Layer("iqr_dp", kind="points", markersize=4),),
+        title="(b) the same noise at the same ε",
+        references=(Reference("equal", x=[lo, hi], y=[lo, hi]),),
+    )
+    return FigureSpec(
+        "Figure 5: 'LPB can achieve the same effect as ε-DP'", (left, right), styles, ncols=2, panel_size=(5.2, 3.8)
+    )

@@ -18,7 +18,7 @@ from ._common import POS, RUNTIME, RUNTIME_TOL, SMOKE_PRUNINGS, labels, mechanis
     summary="Runtime of No-, Loss-, Full-pruning TwoSizeBucketing and the two-size ILP vs n (OCC)",
     keys=("n", "method"),
     tolerances=RUNTIME_TOL,
-    figures={"fig7a_runtime_n": figures.runtime("n", "Figure 7: runtime vs n (OCC)")},
+    figures={"fig7a_runtime_n": figures.runtime_n},
     params={**RUNTIME, "ns": List(Int(1, 500_000, limit="rows the generator draws")), "claims": {"flat_factor": POS}},
     smoke=("ns=[5000,10000]", *SMOKE_PRUNINGS),
 )
@@ -33,7 +33,7 @@ def fig7a_runtime_n(cfg, ctx):
     summary="Runtime vs domain scale-up factor gamma (OCC, n = 500K)",
     keys=("gamma", "method"),
     tolerances=RUNTIME_TOL,
-    figures={"fig7b_runtime_scaleup": figures.runtime("gamma", "Figure 7: runtime vs scale-up gamma (OCC)")},
+    figures={"fig7b_runtime_scaleup": figures.runtime_scaleup},
     params={
         **RUNTIME,
         "gammas": List(Int(1, 1024, limit="domain size m * gamma")),
