@@ -387,9 +387,9 @@ def paper_page(paper: str) -> str:
     refuted = [f for f in facts if f.disagreements]
     if refuted:
         out += [
-            "### Claims privlab's checks refute",
+            "### Claims that disagree with the paper",
             "",
-            "Each row is a number or statement of the paper that the reproduction contradicts, with privlab's "
+            "Each row is a number or statement of the paper that a check of privlab came out against, with privlab's "
             "explanation (at the quick profile's reference tables) and its cause: the kind of the ledger's finding "
             "(only an *error of the paper* is one), or privlab's own reconstruction, or other data than the "
             "paper's (a real-data twin, a stand-in), which the claim's note says.",
