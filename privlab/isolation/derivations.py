@@ -16,20 +16,21 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import sympy as sp
 
-from .._validation import PrivlabError, check_int, check_mapping, check_real
-from ..formula_case import Case, case_table
+from .._validation import MapFn, PrivlabError, check_int, check_mapping, check_real
+from ..formulas import Case, Checker, check_all, compare, describe, parse, same, value_at
 from .metric import t_radius
 from .sanitizers import expected_noise_length_ratio
 
 __all__ = [
-    "Case",
-    "parse",
+    "SYMBOLS",
     "noise_law_cases",
     "ball_ratio_case",
     "cell_split_case",
@@ -42,31 +43,10 @@ __all__ = [
 ]
 
 d, s, c, r, t, scale, n, b, T_ = sp.symbols("d s c r t scale n b T", positive=True)
-SYMBOLS = {"d": d, "s": s, "c": c, "r": r, "t": t, "scale": scale, "n": n, "b": b, "T": T_}
-GRID_D = tuple(range(1, 41))  # the dimensions a numeric comparison runs over
-
-
-def parse(expr: str) -> sp.Expr:
-    """A printed formula in sympy syntax over the symbols d, s, c, r, t, scale, n, b, T."""
-    try:
-        return sp.sympify(expr, locals={**SYMBOLS, "gamma": sp.gamma})
-    except (sp.SympifyError, SyntaxError, TypeError) as exc:
-        raise PrivlabError(f"printed formula must be a sympy expression, got {expr!r} ({exc})") from None
-
-
-def _value(expr: sp.Expr, at: dict[str, float]) -> float:
-    return float(expr.subs({SYMBOLS[k]: v for k, v in at.items()}).evalf())
-
-
-def _same(printed: sp.Expr, derived: sp.Expr, over: list[dict[str, float]], rtol: float = 1e-12) -> bool:
-    """Equal symbolically, or (where sympy cannot decide) at every point of ``over``."""
-    if sp.simplify(printed - derived) == 0:
-        return True
-    return all(math.isclose(_value(printed, p), _value(derived, p), rel_tol=rtol, abs_tol=1e-300) for p in over)
-
-
-def _show(at: dict[str, float]) -> str:
-    return ", ".join(f"{k} = {v:g}" for k, v in at.items())
+#: The symbols a printed formula may use (and the Gamma function of the noise law).
+SYMBOLS: dict[str, Any] = {"d": d, "s": s, "c": c, "r": r, "t": t, "scale": scale, "n": n, "b": b, "T": T_}
+SYMBOLS["gamma"] = sp.gamma
+GRID_D = tuple(range(1, 41))  # the dimensions a numeric comparison runs over besides same's random points
 
 
 @functools.cache
@@ -91,17 +71,12 @@ def noise_law_cases(mean: str, square: str, at: dict[str, float], code: Any = No
     `expected_noise_length_ratio`, compared on the grid of d too."""
     derived_mean, derived_sq = _noise_law()
     grid = [{"d": k, "scale": at["scale"] * f, "t": at["t"] * g} for k in GRID_D for f, g in ((1, 1), (0.7, 1.9))]
-    out = []
-    for key, text, der in (("noise_mean", mean, derived_mean), ("noise_square", square, derived_sq)):
-        pr = parse(text)
-        ok = _same(pr, der, grid)
-        detail = ""
-        if key == "noise_mean" and code is not None:
-            gap = max(abs(code(int(p["d"]), p["scale"]) - _value(der, p)) for p in grid)
-            ok = ok and gap < 1e-12
-            detail = f"privlab's expected_noise_length_ratio within {gap:.1e} of the derived law at d = 1..{GRID_D[-1]}"
-        out.append(Case(key, text, str(der), _show(at), _value(pr, at), _value(der, at), ok, detail))
-    return out
+    mean_case = compare("noise_mean", mean, derived_mean, SYMBOLS, at, at=grid)
+    if code is not None:  # privlab's own law, on the same grid
+        gap = max(abs(code(int(p["d"]), p["scale"]) - value_at(derived_mean, p)) for p in grid)
+        detail = f"privlab's expected_noise_length_ratio within {gap:.1e} of the derived law at d = 1..{GRID_D[-1]}"
+        mean_case = replace(mean_case, match=mean_case.match and gap < 1e-12, detail=detail)
+    return [mean_case, compare("noise_square", square, derived_sq, SYMBOLS, at, at=grid)]
 
 
 def ball_ratio_case(printed: str, bound: str, at: dict[str, float]) -> Case:
@@ -109,30 +84,29 @@ def ball_ratio_case(printed: str, bound: str, at: dict[str, float]) -> Case:
     volume of the d-ball pi^(d/2) r^d / Gamma(d/2 + 1); it exceeds the printed 2^d iff c > 2."""
     vol = sp.pi ** (d / 2) * r**d / sp.gamma(d / 2 + 1)
     derived = sp.simplify(vol.subs(r, c * r) / vol)
-    pr, bd = parse(printed), parse(bound)
+    bd = parse(bound, SYMBOLS, what="the printed ball_bound")
     grid = [{"d": k, "c": at["c"]} for k in GRID_D]
-    ok = _same(pr, derived, grid) and all(_value(derived, p) > _value(bd, p) for p in grid)
+    case = compare("ball_ratio", printed, derived, SYMBOLS, at, at=grid)
+    above = all(value_at(derived, p) > value_at(bd, p) for p in grid)
     detail = f"derived ratio > {bound} at every d = 1..{GRID_D[-1]} iff c > 2 (here c = {at['c']:g})"
-    return Case("ball_ratio", printed, str(derived), _show(at), _value(pr, at), _value(derived, at), ok, detail)
+    return replace(case, match=case.match and above, detail=detail)
 
 
 def cell_split_case(printed: str, at: dict[str, float]) -> Case:
     """Slide 12: a cell of side s split "by splitting each side evenly" gives (s / (s/2))^d
     sub-cubes of side s/2, each holding 1/2^d of its volume."""
     derived = sp.simplify(s**d / (s / 2) ** d)
-    pr = parse(printed)
-    ok = _same(pr, derived, [{"d": k, "s": at["s"]} for k in GRID_D])
-    return Case("cell_split", printed, str(derived), _show(at), _value(pr, at), _value(derived, at), ok)
+    return compare("cell_split", printed, derived, SYMBOLS, at, at=[{"d": k, "s": at["s"]} for k in GRID_D])
 
 
 def universe_case(printed_exponent: str, derived_exponent: str, at: dict[str, float]) -> Case:
     """Slide 12: the universe, "a d-dimensional hypercube", printed as [-1, 1]^(printed exponent):
     the number of coordinates it gives against the d of its own words."""
-    pr, der = parse(printed_exponent), parse(derived_exponent)
-    ok = sp.simplify(pr - der) == 0
+    pr, der = parse(printed_exponent, SYMBOLS, what="the printed universe"), parse(derived_exponent, SYMBOLS)
+    ok = same(pr, der)
     shown = f"[-1, 1]^{printed_exponent}", f"[-1, 1]^{derived_exponent}"
     detail = "coordinates of the universe at the instance"
-    return Case("universe", shown[0], shown[1], _show(at), _value(pr, at), _value(der, at), bool(ok), detail)
+    return Case("universe", shown[0], shown[1], describe(at), value_at(pr, at), value_at(der, at), bool(ok), detail)
 
 
 @functools.cache
@@ -152,12 +126,12 @@ def case1_distance_case(printed: str, at: dict[str, float]) -> Case:
     most c / (2 sqrt(6)), below 1 unless c > 2 sqrt(6) = 4.899. ``printed``: the printed ratio
     (c times the distance over the parent's diameter) as a lower bound, e.g. ``1``."""
     coord, ratio, threshold = _case1_ratio()
-    pr = parse(printed)
-    ok = _value(ratio, at) > _value(pr, at)
+    pr = parse(printed, SYMBOLS, what="the printed case1_distance")
+    ok = value_at(ratio, at) > value_at(pr, at)
     derived = f"c sqrt(E||q-x||^2) / diam(parent) = {ratio} (E||q-x||^2 = {sp.simplify(d * coord)})"
-    detail = f"holds only for c > {threshold:.4f}; at the talk's c = {at['c']:g} the ratio is {_value(ratio, at):.4f}"
-    return Case("case1_distance", f"c E||q-x|| / diam(parent) > {printed}", derived, _show(at), _value(pr, at),
-                _value(ratio, at), bool(ok), detail)  # fmt: skip
+    detail = f"holds only for c > {threshold:.4f}; at the talk's c = {at['c']:g} the ratio is {value_at(ratio, at):.4f}"
+    return Case("case1_distance", f"c E||q-x|| / diam(parent) > {printed}", derived, describe(at), value_at(pr, at),
+                value_at(ratio, at), bool(ok), detail)  # fmt: skip
 
 
 def case1_count_case(printed_others: str, T: int, d_: int, c_: float) -> Case:
@@ -179,26 +153,24 @@ def case1_count_case(printed_others: str, T: int, d_: int, c_: float) -> Case:
         radius_c = (2 * math.sqrt(d_) + 0.1 * math.sqrt(d_)) / float(np.linalg.norm(q - x))
         raise PrivlabError(f"c must be at least {radius_c:.3g} for the ball to cover the parent cell, got {c_:g}")
     others = int(np.sum(np.linalg.norm(db[1:] - q, axis=1) <= radius))
-    pr = parse(printed_others)
-    ok = others >= _value(pr, {"T": T})  # not isolated needs T others
+    pr = parse(printed_others, SYMBOLS, what="the printed case1_count")
+    ok = others >= value_at(pr, {"T": T})  # not isolated needs T others
     at = {"T": float(T), "d": float(d_), "c": c_}
     detail = f"{others} other points < T = {T}: x is isolated (Case 1 needs parents of at least T + 1 points)"
     return Case("case1_count", f"points in B(q, c delta) >= {printed_others}, so x is not isolated",
-                f"other points in B(q, c delta) = (points of the parent) - 1 = {others}", _show(at),
-                _value(pr, {"T": T}), float(others), bool(ok), "" if ok else detail)  # fmt: skip
+                f"other points in B(q, c delta) = (points of the parent) - 1 = {others}", describe(at),
+                value_at(pr, {"T": T}), float(others), bool(ok), "" if ok else detail)  # fmt: skip
 
 
 def union_bound_case(printed: str, per_point: str, n_of_d: str, at: dict[str, float]) -> Case:
     """Slide 24, histogram over n/2 points and n/2 perturbed: isolating *anyone* is O(n 2^-Omega(d)),
     with n = 2^o(d). Derived: the union bound over n targets of a 2^(-b d) per-target probability,
     and its limit as d grows with n = ``n_of_d`` (sub-exponential)."""
-    derived = n * parse(per_point)
-    pr = parse(printed)
-    ok = sp.simplify(pr - derived) == 0
-    limit = sp.limit(derived.subs(n, parse(n_of_d)), d, sp.oo)
-    ok = ok and limit == 0
+    derived = n * parse(per_point, SYMBOLS, what="the printed per_point")
+    case = compare("union_bound", printed, derived, SYMBOLS, at)
+    limit = sp.limit(derived.subs(n, parse(n_of_d, SYMBOLS, what="n_of_d")), d, sp.oo)
     detail = f"with n = {n_of_d}: the bound tends to {limit} as d grows"
-    return Case("union_bound", printed, str(derived), _show(at), _value(pr, at), _value(derived, at), bool(ok), detail)
+    return replace(case, match=case.match and limit == 0, detail=detail)
 
 
 def t_radius_case(T: int, n_: int, d_: int, code: Any) -> Case:
@@ -212,7 +184,7 @@ def t_radius_case(T: int, n_: int, d_: int, code: Any) -> Case:
     ok = bool(np.allclose(got, brute, rtol=1e-12) and np.all(counts >= T))
     at = {"T": float(T), "n": float(n_), "d": float(d_)}
     return Case("t_radius", "|B(x, t_x)| = T, t_x smallest", "T-th smallest ||x - y|| over y in RDB (x included)",
-                _show(at), float(got[0]), float(brute[0]), ok, f"every one of {n_} rows")  # fmt: skip
+                describe(at), float(got[0]), float(brute[0]), ok, f"every one of {n_} rows")  # fmt: skip
 
 
 FORMULAS = (  # the printed formulas formula_table reads
@@ -235,6 +207,8 @@ def formula_table(
     case1: Mapping[str, Any],
     radius: Mapping[str, int],
     n_of_d: str,
+    *,
+    map_fn: MapFn | None = None,
 ) -> pd.DataFrame:
     """Every displayed formula of the talk beside its derivation: one row per case, in the talk's order.
 
@@ -250,11 +224,13 @@ def formula_table(
         ``T``, ``n``, ``d`` of the T-radius check (`t_radius_case` of privlab's `t_radius`).
     n_of_d : str
         A sub-exponential n as a function of d, for the union bound's limit.
+    map_fn : callable, optional
+        Runs the checkers (`privlab.formulas.check_all`).
 
     Returns
     -------
     DataFrame
-        Columns ``key`` (the case) and the `Case` fields but ``case``.
+        The formulas table (`privlab.formulas.COLUMNS`).
     """
     f = check_mapping("formulas", formulas, FORMULAS)
     i = check_mapping("instance", instance, ("d", "c", "s", "t", "scale", "n", "b"))
@@ -265,14 +241,18 @@ def formula_table(
     def at(*keys: str) -> dict[str, float]:
         return {k: check_real(f"instance.{k}", i[k]) for k in keys}
 
-    cases = [
-        *noise_law_cases(f["noise_mean"], f["noise_square"], at("d", "scale", "t"), expected_noise_length_ratio),
-        ball_ratio_case(f["ball_ratio"], f["ball_bound"], at("d", "c")),
-        cell_split_case(f["cell_split"], at("d", "s")),
-        universe_case(f["universe"], "d", at("d", "n")),
-        case1_distance_case(f["case1_distance"], at("c", "d", "s")),
-        case1_count_case(f["case1_count"], k1["T"], k1["d"], k1["c"]),
-        union_bound_case(f["union_bound"], f["per_point"], n_of_d, at("n", "b", "d")),
-        t_radius_case(tr["T"], tr["n"], tr["d"], t_radius),
-    ]
-    return case_table(cases)
+    mean, square = f["noise_mean"], f["noise_square"]
+    cases: dict[str, Checker] = {
+        "noise_law": partial(noise_law_cases, mean, square, at("d", "scale", "t"), expected_noise_length_ratio),
+        "ball_ratio": partial(ball_ratio_case, bound=f["ball_bound"], at=at("d", "c")),
+        "cell_split": partial(cell_split_case, at=at("d", "s")),
+        "universe": partial(universe_case, derived_exponent="d", at=at("d", "n")),
+        "case1_distance": partial(case1_distance_case, at=at("c", "d", "s")),
+        "case1_count": partial(case1_count_case, T=k1["T"], d_=k1["d"], c_=k1["c"]),
+        "union_bound": partial(union_bound_case, per_point=f["per_point"], n_of_d=n_of_d, at=at("n", "b", "d")),
+        "t_radius": partial(t_radius_case, tr["T"], tr["n"], tr["d"], t_radius),
+    }
+    printed = {
+        k: f[k] for k in ("ball_ratio", "cell_split", "universe", "case1_distance", "case1_count", "union_bound")
+    }
+    return check_all(cases, printed, map_fn)

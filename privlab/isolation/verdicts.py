@@ -18,6 +18,7 @@ from scipy import stats
 
 from .. import claims as cl
 from .._validation import PrivlabError, check_mapping
+from ..formulas import table_rows
 from .rates import DecayFit, exact_upper, fit_decay, natural_rows
 
 __all__ = ["isolation_vs_d", "isolation_vs_c_T", "bad_sanitizer", "utility", "real_data", "formulas"]
@@ -232,10 +233,10 @@ def real_data(
 def formulas(df: pd.DataFrame, *, printed: Block) -> list[cl.Claim]:
     """Every displayed formula (`derivations.formula_table`): the printed entry of each row's
     ``key`` agrees when the printed formula matches its derivation."""
-    _check(df, ("key", "derived", "instance", "printed_value", "derived_value", "match", "detail"), printed=printed)
+    check_mapping("printed", printed)
     out = []
-    for r in df.itertuples():
+    for r in table_rows(df):
         shown = f"{r.derived}; at {r.instance}: printed {r.printed_value:.6g}, derived {r.derived_value:.6g}"
-        shown += f" ({r.detail})" if isinstance(r.detail, str) and r.detail else ""
+        shown += f" ({r.detail})" if r.detail else ""
         out.append(cl.statement(printed[str(r.key)], bool(r.match), reproduced=shown, rule="printed = derived"))
     return out

@@ -8,6 +8,7 @@ import pytest
 
 from privlab import PrivlabError, runner
 from privlab import isolation as iso
+from privlab.formulas import COLUMNS
 from privlab.isolation import derivations as dv
 
 AT = {"d": 10.0, "scale": 1.0, "t": 0.5, "c": 4.0, "s": 1.0, "n": 10000.0, "b": 1.0}
@@ -87,9 +88,9 @@ def test_formula_table_runs_every_case_on_the_configs_instances():
     df = dv.formula_table(cfg.printed.formulas, cfg.instance, cfg.case1, cfg.t_radius, cfg.n_of_d)
     keys = [k for k in dv.FORMULAS if k not in ("ball_bound", "per_point")]  # two bounds inside other rows
     assert list(df.key) == [*keys, "t_radius"]
-    assert "case" not in df and set(df.key[~df.match]) == {"universe", "case1_distance", "case1_count"}
+    assert tuple(df.columns) == COLUMNS and set(df.key[~df.match]) == {"universe", "case1_distance", "case1_count"}
     ball = dv.ball_ratio_case(cfg.printed.formulas.ball_ratio, "2**d", {"d": 10.0, "c": 4.0})
-    assert df.set_index("key").loc["ball_ratio"].to_dict() == {k: v for k, v in ball.row().items() if k != "case"}
+    assert df.set_index("key").loc["ball_ratio"].to_dict() == {k: v for k, v in ball.row().items() if k != "key"}
     # a wrong printed formula turns its row
     altered = {**cfg.printed.formulas, "cell_split": "2*d"}
     df = dv.formula_table(altered, cfg.instance, cfg.case1, cfg.t_radius, cfg.n_of_d)
@@ -115,8 +116,11 @@ def test_formula_table_bad_arguments(change, message):
 
 
 def test_bad_printed_formula_is_one_clear_error():
-    with pytest.raises(PrivlabError, match="printed formula"):
-        dv.parse("c**")
+    unreadable = r"^the printed formula of cell_split 'c\*\*' is not a formula sympy can read \(\w+\)$"
+    with pytest.raises(PrivlabError, match=unreadable):
+        dv.cell_split_case("c**", _at("d", "s"))
+    with pytest.raises(PrivlabError, match="the printed ball_bound '2\\*\\*q' uses unknown symbol"):
+        dv.ball_ratio_case("c**d", "2**q", _at("d", "c"))
 
 
 def test_talk_parameters_in_config():

@@ -213,7 +213,7 @@ def test_formulas_agree_on_the_derivations_and_a_wrong_printed_formula_disagrees
         (lambda b: verdicts.bad_sanitizer(_table("bad_sanitizer"), printed=[], limits={}), "printed must be a mapping"),
         (lambda b: verdicts.utility(_table("utility"), printed={}, limits=3), "limits must be a mapping"),
         (lambda b: verdicts.real_data(_table("utility"), **b, dataset="adult", columns=[]), "missing data"),
-        (lambda b: verdicts.formulas(_table("utility"), printed={}), "missing key, derived"),
+        (lambda b: verdicts.formulas(_table("utility"), printed={}), "lacks the column\\(s\\) key, printed"),
     ],
 )
 def test_bad_arguments_fail_in_one_line(call, message):

@@ -191,7 +191,8 @@ utility.judged_by(verdicts.utility, limits="claims")
     },
 )
 def formulas(cfg, ctx):
-    return derivations.formula_table(cfg.printed.formulas, cfg.instance, cfg.case1, cfg.t_radius, cfg.n_of_d)
+    p = cfg.printed.formulas
+    return derivations.formula_table(p, cfg.instance, cfg.case1, cfg.t_radius, cfg.n_of_d, map_fn=ctx.map)
 
 
 formulas.judged_by(verdicts.formulas)
