@@ -2,8 +2,8 @@
 defining probabilities) and compared case by case with what the seed prints.
 
 Every checker takes the printed formula as text (sympy syntax, from the experiment's
-config) and returns a `Case`: the printed and the derived expression, both evaluated at
-one numeric instance, and whether they match. An altered formula (an operator flipped, a
+config) and returns a `privlab.formulas.Case`: the printed and the derived expression, both
+evaluated at one numeric instance, and whether they match. An altered formula (an operator flipped, a
 term dropped) gives ``match=False``: the tests feed each checker such alterations.
 
 Symbols: ``x`` (noise), ``r`` (response), ``f_i``, ``f_j`` (query answers), ``lam``
@@ -17,21 +17,23 @@ from __future__ import annotations
 import inspect
 import itertools
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import sympy as sp
 
-from .._validation import MapFn, PrivlabError, check_choice, check_real, map_in_order
+from .._validation import MapFn, PrivlabError, check_choice, check_real
 from ..claims import rounds_to
+from ..formulas import Case, check_all, compare, parse, same, value_at
 from ._checks import MAX_DRAWS, check_size
 from .adversary import max_posterior, posteriors, query_answers
 from .breach import capped_prior
 from .calibration import check_rhos
 
-__all__ = ["SYMBOLS", "Case", "parse", "same", "CHECKS", "check", "check_all", "largest_change", "arithmetic"]
+__all__ = ["SYMBOLS", "domain", "CHECKS", "checker", "check", "formula_table", "largest_change", "arithmetic"]
 
 _POS = ("lam", "Delta", "eps", "rho1", "rho2", "gamma", "p", "m", "n", "L1", "L2", "L3", "L4", "L5")
 _REAL = ("x", "r", "f_i", "f_j", "hi", "lo", "S")
@@ -44,93 +46,26 @@ _s = SYMBOLS
 _U, _KNOWN, _EPS, _R = np.array([1.0, 2.0, 3.0, 5.0, 10.0]), np.array([1.0, 2.0, 3.0]), 2.0, 5.041
 
 
-@dataclass(frozen=True)
-class Case:
-    """One displayed formula: printed beside derived, at one numeric instance."""
-
-    case: str
-    printed: str
-    derived: str
-    instance: str
-    printed_at: float
-    derived_at: float
-    match: bool
-    method: str
-
-    def row(self) -> dict[str, object]:
-        return asdict(self)
+def domain(rng: np.random.Generator) -> dict[str, float]:
+    """A random point of the symbols whose domain is narrower than their sign (`privlab.formulas.same`'s
+    ``domain``): 0 < rho1 < rho2 < 1, a prior p in (0, 1), m >= 2 and n >= 2 integers, gamma >= 1."""
+    r1 = float(rng.uniform(0.01, 0.9))
+    return {
+        "rho1": r1,
+        "rho2": float(rng.uniform(r1 + 0.01, 0.99)),
+        "p": float(rng.uniform(0.001, 0.999)),
+        "m": float(rng.integers(2, 200)),
+        "n": float(rng.integers(2, 10**5)),
+        "gamma": float(rng.uniform(1, 50)),
+    }
 
 
-def parse(text: str, what: str = "formula") -> sp.Expr:
-    """A printed formula in sympy syntax, over `SYMBOLS` only; a bad one is one line."""
-    if not isinstance(text, str) or not text.strip():
-        raise PrivlabError(f"{what} must be a non-empty formula in sympy syntax, got {text!r}")
-    try:
-        expr = sp.sympify(text, locals=dict(SYMBOLS))
-    except (sp.SympifyError, SyntaxError, TypeError, AttributeError) as exc:
-        raise PrivlabError(f"{what} {text!r} is not a formula sympy can read ({type(exc).__name__})") from None
-    unknown = {str(s) for s in getattr(expr, "free_symbols", set())} - set(SYMBOLS)
-    if unknown:
-        raise PrivlabError(f"{what} {text!r} uses unknown symbol(s) {', '.join(sorted(unknown))}")
-    return expr
-
-
-def arithmetic(case: str, expr: str, printed: str | float) -> Case:
+def arithmetic(expr: str, value: str | float) -> Case:
     """An in-text number: the paper's arithmetic ``expr`` (sympy syntax) evaluated beside the
-    result it prints, which matches when the value rounds to it at the printed precision."""
-    got = float(parse(expr, f"printed.numbers.{case}.expr").evalf())
-    value = check_real("printed", float(printed))
-    return Case(case, expr, "evaluated", "the printed inputs", value, got, rounds_to(printed, got), "arithmetic")
-
-
-def _draw(symbols: list[sp.Symbol], k: int, seed: int) -> list[list[float]]:
-    """``k`` random points of the symbols' domains (0 < rho1 < rho2 < 1, m >= 2 an integer,
-    positive symbols positive, negative ones negative)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(k):
-        r1 = float(rng.uniform(0.01, 0.9))
-        fixed = {
-            "rho1": r1,
-            "rho2": float(rng.uniform(r1 + 0.01, 0.99)),
-            "p": float(rng.uniform(0.001, 0.999)),
-            "m": float(rng.integers(2, 200)),
-            "n": float(rng.integers(2, 10**5)),
-            "gamma": float(rng.uniform(1, 50)),
-        }
-        point = []
-        for sym in symbols:
-            if str(sym) in fixed:
-                point.append(fixed[str(sym)])
-            elif sym.is_positive:
-                point.append(float(rng.uniform(0.05, 10)))
-            elif sym.is_negative:
-                point.append(float(rng.uniform(-10, -0.05)))
-            else:
-                point.append(float(rng.uniform(-20, 20)))
-        out.append(point)
-    return out
-
-
-def same(a: sp.Expr, b: sp.Expr, *, points: int = 64, seed: int = 0) -> bool:
-    """Are two expressions equal on the symbols' domains? Symbolically when sympy can tell,
-    else at ``points`` random points (relative tolerance 1e-9)."""
-    diff = sp.simplify(sp.sympify(a) - sp.sympify(b))
-    if diff == 0:
-        return True
-    if not diff.free_symbols:
-        return bool(abs(complex(diff)) <= 1e-12)
-    symbols = sorted(sp.sympify(a).free_symbols | sp.sympify(b).free_symbols, key=str)
-    fa, fb = (sp.lambdify(symbols, e, "numpy") for e in (a, b))
-    for pt in _draw(symbols, points, seed):
-        va, vb = complex(fa(*pt)), complex(fb(*pt))
-        if not np.isfinite(va) or not np.isfinite(vb) or abs(va - vb) > 1e-9 * max(1.0, abs(va), abs(vb)):
-            return False
-    return True
-
-
-def _at(expr: sp.Expr, **values: float) -> float:
-    return float(sp.N(sp.sympify(expr).subs({_s[k]: v for k, v in values.items()})))
+    result it prints (``value``), which matches when the value rounds to it at the printed precision."""
+    got = value_at(parse(expr, SYMBOLS, what="the printed arithmetic"), {})
+    shown = check_real("value", float(value))
+    return Case("", expr, "evaluated", "the printed inputs", shown, got, rounds_to(value, got), "arithmetic")
 
 
 def _laplace(x: sp.Expr) -> sp.Expr:
@@ -151,17 +86,17 @@ def _gamma_bound() -> sp.Expr:
 # --- the checkers ---------------------------------------------------------------------------
 def laplace_density(printed: str) -> Case:
     """p(x | lam) = exp(-|x| / lam) / (2 lam): against the derivative of Lap(lam)'s distribution function."""
-    expr = parse(printed)
+    expr = parse(printed, SYMBOLS)
     pos, neg = sp.Symbol("xp", positive=True), sp.Symbol("xn", negative=True)
     ok = all(
-        same(expr.subs(_s["x"], v), sp.simplify(_laplace(v)))
+        same(expr.subs(_s["x"], v), sp.simplify(_laplace(v)), domain=domain)
         for v in (pos, neg)  # both branches of the piecewise derivative
     )
     derived = "d/dx F(x), F(x) = exp(x/lam)/2 (x < 0), 1 - exp(-x/lam)/2 (x >= 0)"
     inst = {"x": 1.041, "lam": 1.125}
     return Case(
-        "", printed, derived, "x = 1.041, lam = 1.125", _at(expr, **inst), _at(_laplace(sp.Float(1.041)), lam=1.125),
-        ok, "sympy, both branches",
+        "", printed, derived, "x = 1.041, lam = 1.125", value_at(expr, inst),
+        value_at(_laplace(sp.Float(1.041)), {"lam": 1.125}), ok, "sympy, both branches",
     )  # fmt: skip
 
 
@@ -175,11 +110,11 @@ def _max_log_ratio(scale: float, shift: np.ndarray) -> float:
 def theorem1(printed: str) -> Case:
     """Theorem 1: f(D) + Lap(scale)^d is eps-DP with scale = Delta / eps. Derived: the log density
     ratio of two outputs is at most ||f(D) - f(D')||_1 / scale, attained, so eps-DP needs Delta / scale <= eps."""
-    scale = parse(printed)
+    scale = parse(printed, SYMBOLS)
     needed = sp.simplify(_s["Delta"] / scale)  # the eps the printed scale actually gives
-    ok = same(sp.Min(needed, _s["eps"]), needed)  # Delta / scale <= eps wherever they are defined
+    ok = same(sp.Min(needed, _s["eps"]), needed, domain=domain)  # Delta / scale <= eps wherever they are defined
     delta, eps = 2.25, 2.0
-    lam = _at(scale, Delta=delta, eps=eps)
+    lam = value_at(scale, {"Delta": delta, "eps": eps})
     seen = _max_log_ratio(lam, np.array([1.25, 1.0]))  # ||(1.25, 1.0)||_1 = Delta, d = 2
     return Case(
         "", f"Lap({printed})^d gives eps-DP", "sup_o ln p(o - f(D)) / p(o - f(D')) = Delta / scale <= eps",
@@ -191,14 +126,14 @@ def theorem1(printed: str) -> Case:
 def sensitivity_example(printed: str) -> Case:
     """Definition 2 on Table I's example: the largest change of the mean of 4 records drawn from
     U between neighbours (one record replaced), by brute force."""
-    expr = parse(printed)
+    expr = parse(printed, SYMBOLS)
     best = 0.0
     for d in itertools.product(_U, repeat=4):
         for i, v in itertools.product(range(4), _U):
             nb = list(d)
             nb[i] = v
             best = max(best, abs(np.mean(d) - np.mean(nb)))
-    value = _at(expr)
+    value = value_at(expr, {})
     return Case(
         "", printed, "max |mean(D) - mean(D')| over D in U^4, D' one record replaced", "U = {1, 2, 3, 5, 10}, n = 4",
         value, best, bool(abs(value - best) <= 1e-12), "brute force over all neighbours",
@@ -207,36 +142,32 @@ def sensitivity_example(printed: str) -> Case:
 
 def sensitivity_rule(printed: str) -> Case:
     """Section V: Delta f = |f(D_max) - f(D_min)| = (max - min) / n for the mean of n records."""
-    expr = parse(printed)
     n, total = _s["n"], _s["S"]
     derived = sp.simplify((total + _s["hi"]) / n - (total + _s["lo"]) / n)  # D' holds n - 1 records summing to S
-    return Case(
-        "", printed, str(derived), "age: max 90, min 17, n = 48842",
-        _at(expr, hi=90, lo=17, n=48842), _at(derived, hi=90, lo=17, n=48842), same(expr, derived), "sympy",
-    )  # fmt: skip
+    inst = {"hi": 90, "lo": 17, "n": 48842}
+    return compare(
+        "", printed, derived, SYMBOLS, inst, shown="age: max 90, min 17, n = 48842", detail="sympy", domain=domain
+    )
 
 
 def eq2_ratio(printed: str) -> Case:
     """Eq. (2): Pr[D_i -> r] / Pr[D_j -> r] for Laplace noise, from the density."""
-    expr = parse(printed)
     derived = sp.simplify(
         sp.exp(-sp.Abs(_s["r"] - _s["f_i"]) / _s["lam"]) / sp.exp(-sp.Abs(_s["r"] - _s["f_j"]) / _s["lam"])
     )
     inst = {"r": _R, "f_i": 4.0, "f_j": 1.75, "lam": 1.125}
-    return Case(
-        "", printed, str(derived), "Table I: r = 5.041, D_i = D_10 (4), D_j = D_1 (7/4), lam = 1.125",
-        _at(expr, **inst), _at(derived, **inst), same(expr, derived), "sympy",
-    )  # fmt: skip
+    shown = "Table I: r = 5.041, D_i = D_10 (4), D_j = D_1 (7/4), lam = 1.125"
+    return compare("", printed, derived, SYMBOLS, inst, shown=shown, detail="sympy", domain=domain)
 
 
 def triangle_bound(printed: str) -> Case:
     """The bound after Eq. (2): sup over r of the ratio is exp(|f(D_i) - f(D_j)| / lam), on a grid of r."""
-    expr = parse(printed)
+    expr = parse(printed, SYMBOLS)
     ok, worst = True, (0.0, 0.0)
     for fi, fj, lam in ((4.0, 1.75, 1.125), (-3.0, 2.5, 0.4), (0.0, 0.0, 2.0), (7.5, -1.0, 3.0)):
         r = np.linspace(min(fi, fj) - 20 * lam, max(fi, fj) + 20 * lam, 20001)
         sup = float(np.max(np.exp((np.abs(r - fj) - np.abs(r - fi)) / lam)))
-        bound = _at(expr, f_i=fi, f_j=fj, lam=lam)
+        bound = value_at(expr, {"f_i": fi, "f_j": fj, "lam": lam})
         ok &= abs(sup - bound) <= 1e-9 * bound
         if fi == 4.0:
             worst = (bound, sup)
@@ -249,12 +180,9 @@ def triangle_bound(printed: str) -> Case:
 def theorem2_bound(printed: str) -> Case:
     """Theorem 2's gamma: solve worst posterior = rho2, the worst posterior of a value with prior
     rho1 under gamma-amplification being gamma rho1 / (gamma rho1 + 1 - rho1)."""
-    expr = parse(printed)
-    derived = _gamma_bound()
-    return Case(
-        "", printed, str(derived), "rho1 = 0.2, rho2 = 0.5",
-        _at(expr, rho1=0.2, rho2=0.5), _at(derived, rho1=0.2, rho2=0.5), same(expr, derived), "sympy (solve)",
-    )  # fmt: skip
+    return compare(
+        "", printed, _gamma_bound(), SYMBOLS, {"rho1": 0.2, "rho2": 0.5}, detail="sympy (solve)", domain=domain
+    )
 
 
 _RELATIONS = ("<", "<=", "=", ">=", ">")
@@ -283,17 +211,14 @@ def theorem2_relation(printed: str) -> Case:
 
 def lambda_bound(printed: str) -> Case:
     """Eq. (3) solved for lambda: Delta / lam <= ln(gamma bound) gives lam >= Delta / ln(bound)."""
-    expr = parse(printed)
     lam = _s["lam"]
     sol = sp.solve(sp.Eq(_s["Delta"] / lam, sp.log(_gamma_bound())), lam)
     derived = sp.simplify(sol[0])
     # Delta / lam falls as lam grows, so the <= becomes lam >= the solution
     falls = sp.simplify(sp.diff(_s["Delta"] / lam, lam)).is_negative
-    return Case(
-        "", f"lam >= {printed}", f"lam >= {derived}", "Delta = 2.25, rho1 = 0.2, rho2 = 0.5",
-        _at(expr, Delta=2.25, rho1=0.2, rho2=0.5), _at(derived, Delta=2.25, rho1=0.2, rho2=0.5),
-        bool(falls) and same(expr, derived), "sympy (solve)",
-    )  # fmt: skip
+    inst = {"Delta": 2.25, "rho1": 0.2, "rho2": 0.5}
+    case = compare("", printed, derived, SYMBOLS, inst, detail="sympy (solve)", domain=domain)
+    return replace(case, printed=f"lam >= {printed}", derived=f"lam >= {derived}", match=bool(falls) and case.match)
 
 
 def lpb_rule(printed: str) -> Case:
@@ -311,7 +236,7 @@ def lpb_rule(printed: str) -> Case:
 
 def rho_order(printed: str) -> Case:
     """lam > 0 needs ln(bound) > 0, i.e. bound > 1: on (0, 1)^2 that is rho2 > rho1."""
-    cond = parse(printed)
+    cond = parse(printed, SYMBOLS)
     b = _gamma_bound()
     factored = sp.factor(sp.simplify(b - 1))
     r12 = [_s["rho1"], _s["rho2"]]
@@ -329,13 +254,13 @@ def impossible_below_prior(printed: str, tol: float = 0.01) -> Case:
     """'Impossible to protect with a posterior below the prior': a value with prior rho1 reaches a
     posterior of at least rho1 at some response for every lam (the posterior averages to the
     prior), and no more than that as lam grows: the floor of any guarantee is the prior itself."""
-    floor = parse(printed)  # the printed lower limit of what can be guaranteed, in units of the prior
+    floor = parse(printed, SYMBOLS)  # the printed lower limit of what can be guaranteed, in units of the prior
     lowest = np.inf
     for eps in np.geomspace(1e-3, 20, 25):
         for rho1 in (0.05, 0.2, 0.5):
             prior = capped_prior("two_point", _U.size, rho1)
             lowest = min(lowest, float(max_posterior(_U, _KNOWN, float(eps), prior=prior)[-1]) / rho1)
-    value = _at(floor, rho1=1.0)
+    value = value_at(floor, {"rho1": 1.0})
     return Case(
         "", f"posterior bound >= {printed}", "min over lam of sup_r posterior / prior (Table I data)",
         "eps in [0.001, 20], rho1 in {0.05, 0.2, 0.5}", value, lowest, bool(value - 1e-9 <= lowest <= value + tol),
@@ -345,25 +270,20 @@ def impossible_below_prior(printed: str, tol: float = 0.01) -> Case:
 
 def di_instance(printed: str) -> Case:
     """rho1 = 1/m in LPB's rule gives differential identifiability's Delta / ln((m - 1) rho2 / (1 - rho2))."""
-    expr = parse(printed)
     derived = sp.simplify((_s["Delta"] / sp.log(_gamma_bound())).subs(_s["rho1"], 1 / _s["m"]))
-    inst = {"Delta": 2.25, "m": 5, "rho2": 0.5}
-    return Case(
-        "", printed, str(derived), "Delta = 2.25, m = 5, rho2 = 0.5", _at(expr, **inst), _at(derived, **inst),
-        same(expr, derived), "sympy",
-    )  # fmt: skip
+    return compare("", printed, derived, SYMBOLS, {"Delta": 2.25, "m": 5, "rho2": 0.5}, detail="sympy", domain=domain)
 
 
 def posterior_display(printed: str) -> Case:
     """Section III.B's display with the uniform prior cancelled: Bayes over the five candidates."""
-    expr = parse(printed)
+    expr = parse(printed, SYMBOLS)
     like = [_s[f"L{i}"] for i in range(1, 6)]
     derived = sp.simplify((like[4] / 5) / sum(v / 5 for v in like))  # Pr[X = 10 | r], prior 1/5 each
     lam = 9 / 8
     vals = {f"L{i + 1}": float(np.exp(-abs(_R - a) / lam) / (2 * lam)) for i, a in enumerate(query_answers(_U, _KNOWN))}
     return Case(
-        "", printed, str(derived), "Table I at r = 5.041", _at(expr, **vals),
-        float(posteriors(_U, _KNOWN, _R, _EPS)[-1]), same(expr, derived), "sympy",
+        "", printed, str(derived), "Table I at r = 5.041", value_at(expr, vals),
+        float(posteriors(_U, _KNOWN, _R, _EPS)[-1]), same(expr, derived, domain=domain), "sympy",
     )  # fmt: skip
 
 
@@ -371,15 +291,16 @@ def belief_change(printed: str, rho1: float = 0.3, rho2: float = 0.9) -> Case:
     """'Publishing changes the belief by at most rho2 - rho1': the largest change of a value with
     prior p <= rho1 under LPB's gamma is max_p gamma p / (gamma p + 1 - p) - p, which is rho2 - rho1
     only when rho1 + rho2 <= 1, else (sqrt(gamma) - 1) / (sqrt(gamma) + 1) at p = 1 / (1 + sqrt(gamma))."""
-    expr = parse(printed)
+    expr = parse(printed, SYMBOLS)
     closed = "rho2 - rho1 if rho1 + rho2 <= 1, else (sqrt(gamma) - 1) / (sqrt(gamma) + 1) at p = 1 / (1 + sqrt(gamma))"
     rho1, rho2 = check_rhos(rho1, rho2)
     ok = True
     for a, c in ((0.2, 0.5), (0.01, 0.5), (0.45, 0.6), (0.19, 0.9), (0.6, 0.7), (rho1, rho2)):
-        ok &= abs(_at(expr, rho1=a, rho2=c) - largest_change(a, c)) <= 1e-6
+        ok &= abs(value_at(expr, {"rho1": a, "rho2": c}) - largest_change(a, c)) <= 1e-6
     return Case(
         "", printed, f"max over p <= rho1 of the posterior's rise = {closed}", f"rho1 = {rho1:g}, rho2 = {rho2:g}",
-        _at(expr, rho1=rho1, rho2=rho2), largest_change(rho1, rho2), bool(ok), "grid of priors (closed form beside)",
+        value_at(expr, {"rho1": rho1, "rho2": rho2}), largest_change(rho1, rho2), bool(ok),
+        "grid of priors (closed form beside)",
     )  # fmt: skip
 
 
@@ -401,7 +322,7 @@ def gap_rule(printed: str, settings: list[tuple[float, float]]) -> Case:
     if len(settings) < 2:
         raise PrivlabError(f"settings must hold at least two (rho1, rho2) pairs, got {len(settings)}")
     bound = _gamma_bound()
-    lam = {(a, c): 1 / _at(sp.log(bound), rho1=a, rho2=c) for a, c in settings}  # in units of Delta
+    lam = {(a, c): 1 / value_at(sp.log(bound), {"rho1": a, "rho2": c}) for a, c in settings}  # in units of Delta
     bad = [
         (s, t)
         for s, t in itertools.permutations(settings, 2)
@@ -425,8 +346,8 @@ def monotone_in(printed: str, variable: str) -> Case:
     way = check_choice("direction", printed.strip(), ("increasing", "decreasing"))
     v = _s[variable]
     dlog = sp.simplify(sp.diff(sp.log(_gamma_bound()), v))  # lam falls where ln(bound) rises
-    r12 = [_s["rho1"], _s["rho2"]]
-    signs = {float(np.sign(_at(dlog, rho1=a, rho2=c))) for a, c in _draw(r12, 200, 1)}
+    rng = np.random.default_rng(1)
+    signs = {float(np.sign(value_at(dlog, domain(rng)))) for _ in range(200)}
     derived = "decreasing" if signs == {1.0} else "increasing" if signs == {-1.0} else "not monotone"
     return Case(
         "", f"lam {way} in {variable}", f"lam {derived} in {variable} (d ln(bound)/d {variable} = {dlog})",
@@ -455,8 +376,7 @@ def def3_quantifier(printed: str) -> Case:
     )  # fmt: skip
 
 
-Check = Callable[..., Case]
-CHECKS: dict[str, Check] = {
+CHECKS: dict[str, Callable[..., Case]] = {
     "laplace_density": laplace_density,
     "theorem1": theorem1,
     "sensitivity_example": sensitivity_example,
@@ -478,19 +398,19 @@ CHECKS: dict[str, Check] = {
 }
 
 
-def check(name: str, printed: str, case: str = "", **kwargs: Any) -> Case:
-    """Run the checker ``name`` on the printed formula; ``case`` labels the row (a ledger id)."""
+def checker(name: str, **options: Any) -> Callable[[str], Case]:
+    """The checker ``name`` of `CHECKS` with its options bound: a function of the printed formula."""
     check_choice("check", name, CHECKS)
     takes = set(inspect.signature(CHECKS[name]).parameters) - {"printed"}
-    if set(kwargs) - takes:
-        extra = ", ".join(sorted(set(kwargs) - takes))
+    if set(options) - takes:
+        extra = ", ".join(sorted(set(options) - takes))
         raise PrivlabError(f"check {name} takes {', '.join(sorted(takes)) or 'no options'}; got {extra}")
-    return replace(CHECKS[name](printed, **kwargs), case=case or name)
+    return partial(CHECKS[name], **options)
 
 
-def _case_row(task: tuple) -> dict[str, object]:
-    key, name, expr, options = task
-    return {"case": key, **check(name, expr, case=key, **options).row()}
+def check(name: str, printed: str, key: str = "", **options: Any) -> Case:
+    """Run the checker ``name`` on the printed formula; ``key`` labels the row (``name`` by default)."""
+    return replace(checker(name, **options)(printed), key=key or name)
 
 
 def _entries(name: str, entries: Mapping[str, Any], fields: tuple[str, ...]) -> None:
@@ -502,7 +422,9 @@ def _entries(name: str, entries: Mapping[str, Any], fields: tuple[str, ...]) -> 
             raise PrivlabError(f"{name}.{key} must be an entry with {', '.join(fields)}")
 
 
-def check_all(formulas: Mapping[str, Any], numbers: Mapping[str, Any], *, map_fn: MapFn | None = None) -> pd.DataFrame:
+def formula_table(
+    formulas: Mapping[str, Any], numbers: Mapping[str, Any], *, map_fn: MapFn | None = None
+) -> pd.DataFrame:
     """Every displayed formula (`check`) and every in-text number (`arithmetic`), one row each.
 
     Parameters
@@ -513,16 +435,19 @@ def check_all(formulas: Mapping[str, Any], numbers: Mapping[str, Any], *, map_fn
     numbers : mapping
         Case -> its printed entry: ``expr`` (the paper's arithmetic) and ``value`` (its printed result).
     map_fn : callable, optional
-        ``map(fn, items) -> list`` in order over the formulas (sympy is slow); serial otherwise.
+        Runs the checkers (`privlab.formulas.check_all`; sympy is slow); serially otherwise.
 
     Returns
     -------
     DataFrame
-        One row per case (`Case.row`), the formulas first, then the numbers.
+        The formulas table (`privlab.formulas.COLUMNS`), the formulas first, then the numbers.
     """
     _entries("formulas", formulas, ("check", "expr"))
     _entries("numbers", numbers, ("expr", "value"))
-    tasks = [(k, e["check"], e["expr"], dict(e.get("options") or {})) for k, e in formulas.items()]
-    rows = map_in_order(_case_row, tasks, map_fn)
-    rows += [arithmetic(k, e["expr"], e["value"]).row() for k, e in numbers.items()]
-    return pd.DataFrame(rows)
+    both = sorted(set(formulas) & set(numbers))
+    if both:
+        raise PrivlabError(f"formulas and numbers must not share a case; both hold {', '.join(both)}")
+    cases = {k: checker(e["check"], **dict(e.get("options") or {})) for k, e in formulas.items()}
+    cases |= {k: partial(arithmetic, value=e["value"]) for k, e in numbers.items()}
+    printed = {k: e["expr"] for k, e in [*formulas.items(), *numbers.items()]}
+    return check_all(cases, printed, map_fn)

@@ -17,6 +17,7 @@ import pandas as pd
 
 from .. import claims as cl
 from .._validation import PrivlabError, check_mapping, check_real, check_table
+from ..formulas import table_rows
 from .adversary import sensitivity
 from .breach import two_point_breach_rate
 from .calibration import lpb_epsilon
@@ -109,20 +110,20 @@ def table1(
 
 
 def formulas(df: pd.DataFrame, *, printed: Block) -> list[cl.Claim]:
-    """Each displayed formula's match (`privlab.lpb.derivations.check_all`) as a statement, and
+    """Each displayed formula's match (`privlab.lpb.derivations.formula_table`) as a statement, and
     each in-text number against its printed value."""
-    df = check_table(df, ("case", "derived", "instance", "printed_at", "derived_at", "match", "method"))
+    rows = table_rows(df)
     p = check_mapping("printed", printed, ("formulas", "numbers"))
     out = []
-    for r in _rows(df):
-        if r.case in p["numbers"]:
-            out.append(cl.printed_value(p["numbers"][r.case], r.derived_at))
+    for r in rows:
+        if r.key in p["numbers"]:
+            out.append(cl.printed_value(p["numbers"][r.key], r.derived_value))
             continue
-        if r.case not in p["formulas"]:
-            raise PrivlabError(f"printed.formulas lacks the case {r.case!r} of the result table")
-        at = f"at {r.instance}: printed {r.printed_at:.4g}, derived {r.derived_at:.4g}"
-        item = p["formulas"][r.case]
-        out.append(cl.statement(item, bool(r.match), reproduced=f"{r.derived} ({at})", rule=r.method))
+        if r.key not in p["formulas"]:
+            raise PrivlabError(f"printed.formulas lacks the case {r.key!r} of the result table")
+        at = f"at {r.instance}: printed {r.printed_value:.4g}, derived {r.derived_value:.4g}"
+        item = p["formulas"][r.key]
+        out.append(cl.statement(item, bool(r.match), reproduced=f"{r.derived} ({at})", rule=r.detail))
     return out
 
 

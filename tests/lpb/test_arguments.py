@@ -127,8 +127,8 @@ CASES = [
         ),
         "log",
     ),
-    (lambda: derivations.check_all([], {}), "formulas must be a mapping"),
-    (lambda: derivations.check_all({}, {"age": {"expr": "1"}}), "numbers.age must be an entry with expr, value"),
+    (lambda: derivations.formula_table([], {}), "formulas must be a mapping"),
+    (lambda: derivations.formula_table({}, {"age": {"expr": "1"}}), "numbers.age must be an entry with expr, value"),
     # the verdicts
     (
         lambda: verdicts.table1(

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privlab import PrivlabError, lpb, runner
+from privlab.formulas import COLUMNS, parse, same
 from privlab.lpb import derivations as d
 
 WRONG = {"eq2", "theorem2_relation", "lpb_rule", "belief_change", "gap_rule", "more_noise_rho2", "def3_quantifier"}
@@ -27,13 +28,13 @@ def _options(entry):
 
 def test_printed_formulas_as_privlab_reads_them(printed):
     """Every displayed formula of the config: the paper's wrong ones (WRONG) mismatch, the rest match."""
-    found = {k: d.check(e.check, e.expr, case=e.ledger, **_options(e)) for k, e in printed.formulas.items()}
+    found = {k: d.check(e.check, e.expr, key=e.ledger, **_options(e)) for k, e in printed.formulas.items()}
     assert {k for k, c in found.items() if not c.match} == WRONG
-    assert all(c.case == printed.formulas[k].ledger for k, c in found.items())
+    assert all(c.key == printed.formulas[k].ledger for k, c in found.items())
     eq2 = found["eq2"]
-    assert eq2.printed_at == pytest.approx(math.exp(-2)) and eq2.derived_at == pytest.approx(math.exp(2))
-    assert found["belief_change"].derived_at == pytest.approx((math.sqrt(21) - 1) / (math.sqrt(21) + 1), abs=1e-6)
-    assert found["theorem2_relation"].printed_at == pytest.approx(0.5, abs=1e-12)  # the worst posterior reaches rho2
+    assert eq2.printed_value == pytest.approx(math.exp(-2)) and eq2.derived_value == pytest.approx(math.exp(2))
+    assert found["belief_change"].derived_value == pytest.approx((math.sqrt(21) - 1) / (math.sqrt(21) + 1), abs=1e-6)
+    assert found["theorem2_relation"].printed_value == pytest.approx(0.5, abs=1e-12)  # the worst posterior: rho2
 
 
 # (checker, altered formula, options): an operator flipped, a term dropped or a factor changed
@@ -137,7 +138,7 @@ def test_popular_value_cannot_be_protected(prior_top, frac, eps):
 )
 def test_parse_rejects_in_one_line(text, word):
     with pytest.raises(PrivlabError, match=word) as err:
-        d.parse(text)
+        parse(text, d.SYMBOLS)
     assert "\n" not in str(err.value)
 
 
@@ -152,31 +153,38 @@ def test_check_rejects_unknown_checker_and_options():
         d.check("gap_rule", "decreasing", settings=[(0.5, 0.2), (0.1, 0.3)])
 
 
-def test_same_symbolic_and_numeric():
+def test_same_symbolic_and_numeric_on_the_papers_domain():
     s = d.SYMBOLS
-    assert d.same(s["rho2"] * (1 - s["rho1"]) / (s["rho1"] * (1 - s["rho2"])), d._gamma_bound())
-    assert not d.same(sp.Abs(s["r"] - s["f_i"]), s["r"] - s["f_i"])  # equal only for r >= f_i
+    assert same(s["rho2"] * (1 - s["rho1"]) / (s["rho1"] * (1 - s["rho2"])), d._gamma_bound(), domain=d.domain)
+    assert not same(sp.Abs(s["r"] - s["f_i"]), s["r"] - s["f_i"], domain=d.domain)  # equal only for r >= f_i
+    # equal only where rho1 < rho2 (the domain): sympy cannot say, the domain's points can
+    assert same(sp.Max(s["rho1"], s["rho2"]), s["rho2"], domain=d.domain)
+    assert not same(sp.Max(s["rho1"], s["rho2"]), s["rho2"])  # without the domain rho1 > rho2 is drawn too
+    rng = np.random.default_rng(0)
+    assert all(0 < p["rho1"] < p["rho2"] < 1 and p["m"] >= 2 for p in (d.domain(rng) for _ in range(200)))
 
 
 def test_arithmetic_evaluates_the_printed_inputs():
-    case = d.arithmetic("lambda_example", "(9/4)/2", "1.125")
-    assert case.derived_at == pytest.approx(1.125) and case.match and case.method == "arithmetic"
-    assert not d.arithmetic("age", "(90 - 17)/48842", "0.0020").match  # 0.0015 does not round to 0.0020
-    assert list(case.row()) == ["case", "printed", "derived", "instance", "printed_at", "derived_at", "match", "method"]
+    case = d.arithmetic("(9/4)/2", "1.125")
+    assert case.derived_value == pytest.approx(1.125) and case.match and case.detail == "arithmetic"
+    assert not d.arithmetic("(90 - 17)/48842", "0.0020").match  # 0.0015 does not round to 0.0020
+    assert tuple(case.row()) == COLUMNS
     with pytest.raises(PrivlabError, match="unknown symbol"):
-        d.arithmetic("bad", "q + 1", "1")
+        d.arithmetic("q + 1", "1")
 
 
-def test_check_all_is_one_row_per_formula_and_number(printed):
+def test_formula_table_is_one_row_per_formula_and_number(printed):
     calls = []
 
     def map_fn(fn, items):
         calls.append(len(items))
         return [fn(x) for x in items]
 
-    table = d.check_all(printed.formulas, printed.numbers, map_fn=map_fn)
-    assert calls == [len(printed.formulas)]
-    assert table.case.tolist() == [*printed.formulas, *printed.numbers]
-    assert set(table[~table.match].case) == WRONG
+    table = d.formula_table(printed.formulas, printed.numbers, map_fn=map_fn)
+    assert calls == [len(printed.formulas) + len(printed.numbers)]
+    assert table.key.tolist() == [*printed.formulas, *printed.numbers] and tuple(table.columns) == COLUMNS
+    assert set(table[~table.match].key) == WRONG
     with pytest.raises(PrivlabError, match="formulas.eq2 must be an entry with check, expr"):
-        d.check_all({"eq2": {"expr": "x"}}, {})
+        d.formula_table({"eq2": {"expr": "x"}}, {})
+    with pytest.raises(PrivlabError, match="must not share a case; both hold eq2"):
+        d.formula_table({"eq2": printed.formulas.eq2}, {"eq2": {"expr": "1", "value": "1"}})

@@ -84,8 +84,8 @@ def test_formulas_agree_on_the_reference(ref):
 
 def test_formulas_catch_a_failed_derivation_and_a_wrong_number(ref):
     df, cfg = ref("formulas")
-    df.loc[df.case == "laplace_density", "match"] = False
-    df.loc[df.case == "age_sensitivity", "derived_at"] *= 1.1
+    df.loc[df.key == "laplace_density", "match"] = False
+    df.loc[df.key == "age_sensitivity", "derived_value"] *= 1.1
     claims = verdicts.formulas(df, printed=cfg.printed)
     assert verdict(claims, "Laplace density p(x | lambda)") == "disagree"
     assert verdict(claims, "age: Delta f = (90 - 17)/48842") == "disagree"

@@ -39,14 +39,14 @@ table1.judged_by(verdicts.table1, **{k: k for k in ("universe", "known", "query"
     artifact="Sections I-V (formulas)",
     summary="Every displayed formula re-derived (sympy, or a grid against the defining probabilities) beside "
     "the printed one, and the in-text numbers recomputed from their stated inputs",
-    keys=("case",),
+    keys=("key",),
     params={
         "gap_settings": List(List(PROB, min_len=2, max_len=2), min_len=2),
         "belief_instance": {"rho1": PROB, "rho2": PROB},
     },
 )
 def formulas(cfg, ctx):
-    return derivations.check_all(cfg.printed.formulas, cfg.printed.numbers, map_fn=ctx.map)
+    return derivations.formula_table(cfg.printed.formulas, cfg.printed.numbers, map_fn=ctx.map)
 
 
 formulas.judged_by(verdicts.formulas)
