@@ -1,12 +1,12 @@
 """Independent re-derivations of the seed's displayed formulas (issue 13: the formula audit).
 
 Every checker compares a formula *as the seed prints it* with an expression derived here
-from its definition, and returns a `Case`: both expressions, one numeric instance of each
-and whether they agree. Printed formulas come in two forms:
+from its definition, and returns a `privlab.formulas.Case`: both expressions, one numeric
+instance of each and whether they agree. Printed formulas come in two forms:
 
-- a sympy expression string (the experiment's config holds the seed's formula, e.g. the
-  sampling probability); compared symbolically (``simplify`` of the difference, with
-  ``expand_log``), confirmed on random points where ``simplify`` is inconclusive;
+- a sympy expression string over `symbols` (the experiment's config holds the seed's formula,
+  e.g. the sampling probability); compared by `privlab.formulas.same` (sympy's simplification,
+  then seeded random points where sympy is inconclusive);
 - a transcription of a printed algorithm or recurrence (`printed_recurrence`,
   `printed_algorithm1`), compared numerically on a seeded grid against a brute force over
   the defining objects (every covering satisfying the problem statement's conditions).
@@ -19,22 +19,23 @@ comes out as a mismatch (tests/cae/test_formulas.py).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_array, check_int, check_real
-from ..formula_case import Case
+from .._validation import MapFn, PrivlabError, check_array, check_int, check_mapping, check_real
+from ..formulas import Case, check_all, compare, function, parse, same, value_at
 from .measure import cae
 from .noise import noise_max
 
 __all__ = [
     "Case",
-    "symbolic_case",
     "shannon_h0",
     "sampling_probability",
     "sampling_total",
@@ -63,80 +64,14 @@ __all__ = [
 MAX_BRUTE_VALUES = 14
 
 
-def _sympy() -> Any:
-    import sympy
+@functools.cache
+def symbols() -> dict[str, Any]:
+    """The symbols a printed formula may use, all positive: ``p`` (a value's probability), ``f``
+    (f_{d_i}), ``Ms`` (|M_s|), ``Mo`` (|M_o|), ``D`` (|D|), ``n`` (records), ``Q`` (a query set's
+    size), ``L`` and ``U`` (an interval's ends). Built on first use: sympy is slow to import."""
+    import sympy as sp
 
-    return sympy
-
-
-def _symbols(names: Sequence[str]) -> dict[str, Any]:
-    sp = _sympy()
-    return {n: sp.Symbol(n, positive=True) for n in names}
-
-
-def _parse(name: str, text: str, symbols: Mapping[str, Any]) -> Any:
-    sp = _sympy()
-    if not isinstance(text, str) or not text.strip():
-        raise PrivlabError(f"{name} must be a formula in sympy syntax, got {text!r}")
-    try:
-        expr = sp.sympify(text, locals={**symbols, "floor": sp.floor, "log": sp.log})
-    except (sp.SympifyError, SyntaxError, TypeError) as exc:
-        raise PrivlabError(f"{name} is not a formula sympy can read: {text!r} ({type(exc).__name__})") from None
-    unknown = {str(s) for s in expr.free_symbols} - set(symbols)
-    if unknown:
-        raise PrivlabError(f"{name} uses unknown symbol(s) {', '.join(sorted(unknown))}; allowed: {', '.join(symbols)}")
-    return expr
-
-
-def _same(a: Any, b: Any, symbols: Mapping[str, Any], seed: int = 0) -> bool:
-    """``a == b`` identically: simplify the difference; where sympy cannot decide, on 20 random points."""
-    sp = _sympy()
-    diff = sp.simplify(sp.expand_log(a - b, force=True))
-    if diff == 0:
-        return True
-    rng = np.random.default_rng(seed)
-    names = list(symbols.values())
-    f = sp.lambdify(names, a - b, "math")
-    for _ in range(20):
-        point = rng.uniform(0.05, 0.95, size=len(names)) * rng.choice([1.0, 10.0, 100.0], size=len(names))
-        try:
-            value = float(f(*point))
-        except (ZeroDivisionError, ValueError, OverflowError):
-            return False
-        if not math.isclose(value, 0.0, abs_tol=1e-9):
-            return False
-    return True
-
-
-def _call(f: Callable[..., Any], *args: float) -> float:
-    """A lambdified printed formula at a point; NaN where it is undefined there (a division by zero)."""
-    try:
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            value = float(f(*args))
-    except (ZeroDivisionError, ValueError, OverflowError):
-        return math.nan
-    return value if math.isfinite(value) else math.nan
-
-
-def _value(expr: Any, symbols: Mapping[str, Any], at: Mapping[str, float]) -> float:
-    return float(expr.subs({symbols[k]: v for k, v in at.items()}).evalf())
-
-
-def symbolic_case(
-    case: str, printed: str, derived: Any, symbols: Mapping[str, Any], instance: Mapping[str, float]
-) -> Case:
-    """A printed formula (sympy string over ``symbols``) against a derived sympy expression."""
-    expr = _parse(f"the printed formula of {case}", printed, symbols)
-    shown = ", ".join(f"{k} = {v:g}" for k, v in instance.items())
-    return Case(
-        case,
-        printed,
-        str(derived),
-        shown,
-        _value(expr, symbols, instance),
-        _value(derived, symbols, instance),
-        _same(expr, derived, symbols),
-    )
+    return {n: sp.Symbol(n, positive=True) for n in ("p", "f", "Ms", "Mo", "D", "n", "Q", "L", "U")}
 
 
 # --- the measure --------------------------------------------------------------------------
@@ -147,14 +82,15 @@ def shannon_h0(printed_term: str, probs: Sequence[float]) -> Case:
     ``printed_term`` is one value's term in ``p`` (the seed: ``p*log(1/p, 2)``); the instance
     is the sum over ``probs``.
     """
-    sp = _sympy()
-    s = _symbols(["p"])
+    import sympy as sp
+
+    s = symbols()
     p = check_array("probs", probs, dtype=float)
-    expr = _parse("printed_term", printed_term, s)
+    expr = parse(printed_term, s, what="the printed term of H0")
     derived = -s["p"] * sp.log(s["p"]) / sp.log(2)
-    total = [sum(_value(e, s, {"p": float(q)}) for q in p if q > 0) for e in (expr, derived)]
+    total = [sum(value_at(e, {"p": float(q)}) for q in p if q > 0) for e in (expr, derived)]
     shown = "p = (" + ", ".join(f"{q:g}" for q in p) + "), summed"
-    return Case("H0", printed_term, "-p*log2(p)", shown, total[0], total[1], _same(expr, derived, s))
+    return Case("H0", printed_term, "-p*log2(p)", shown, total[0], total[1], same(expr, derived))
 
 
 # --- sampling -------------------------------------------------------------------------------
@@ -166,16 +102,12 @@ def _sampling_derived(s: Mapping[str, Any]) -> Any:
     return inside * (s["f"] / s["Ms"]) + (1 - inside) * (1 / s["D"])
 
 
-SAMPLING_SYMBOLS = ("f", "Ms", "Mo", "D")
-
-
 def sampling_probability(printed: str, instance: Mapping[str, float]) -> Case:
     """The seed's p_i for sampling against the law of total probability (`_sampling_derived`).
 
     ``printed`` is a sympy string in ``f`` (f_{d_i}), ``Ms`` (|M_s|), ``Mo`` (|M_o|), ``D`` (|D|).
     """
-    s = _symbols(SAMPLING_SYMBOLS)
-    return symbolic_case("sampling p_i", printed, _sampling_derived(s), s, instance)
+    return compare("sampling p_i", printed, _sampling_derived(symbols()), symbols(), instance)
 
 
 def sampling_total(printed: str, instance: Mapping[str, float]) -> Case:
@@ -183,9 +115,10 @@ def sampling_total(printed: str, instance: Mapping[str, float]) -> Case:
 
     The p_i are affine in f, so the total is ``p(f = |M_s|) + (|D| - 1) p(f = 0)``.
     """
-    sp = _sympy()
-    s = _symbols(SAMPLING_SYMBOLS)
-    expr = _parse("the printed sampling formula", printed, s)
+    import sympy as sp
+
+    s = symbols()
+    expr = parse(printed, s, what="the printed sampling formula")
     if sp.simplify(sp.diff(expr, s["f"], 2)) != 0:
         raise PrivlabError("the printed sampling formula must be affine in f (one value's count)")
     total = sp.simplify(expr.subs(s["f"], s["Ms"]) + (s["D"] - 1) * expr.subs(s["f"], 0))
@@ -198,9 +131,9 @@ def sampling_total(printed: str, instance: Mapping[str, float]) -> Case:
         str(total),
         str(derived),
         shown,
-        _value(total, s, instance),
-        _value(derived, s, instance),
-        _same(total, sp.Integer(1), s),
+        value_at(total, instance),
+        value_at(derived, instance),
+        same(total, sp.Integer(1)),
     )
 
 
@@ -216,17 +149,14 @@ def _windows(n: int, half: int) -> int:
 def query_count(printed: str, n_values: Sequence[int], q_values: Sequence[int]) -> Case:
     """The seed's number of queries ``k`` (a sympy string in ``n`` and ``Q``, e.g.
     ``floor(2*n/Q) - 1``) against counting the windows of its query scheme, on a grid."""
-    sp = _sympy()
-    s = _symbols(["n", "Q"])
-    expr = _parse("the printed query count", printed, s)
-    f = sp.lambdify([s["n"], s["Q"]], expr, "math")
+    f = function(parse(printed, symbols(), what="the printed query count"), ("n", "Q"), symbols())
     worst, where, cells = 0.0, "", 0
     for n in n_values:
         for Q in q_values:
             n, Q = check_int("n_values[]", n, low=2), check_int("q_values[]", Q, low=2)
             if Q % 2 or Q > n:
                 continue
-            got, want = _call(f, n, Q), float(_windows(n, Q // 2))
+            got, want = f(n, Q), float(_windows(n, Q // 2))
             cells += 1
             gap = abs(got - want) if math.isfinite(got) else math.inf
             if gap > worst:
@@ -237,7 +167,7 @@ def query_count(printed: str, n_values: Sequence[int], q_values: Sequence[int]) 
         printed,
         "number of windows [t l + 1, t l + 2l] inside n records",
         f"n = {n0}, Q = {q0}",
-        _call(f, n0, q0),
+        f(n0, q0),
         float(_windows(n0, q0 // 2)),
         worst == 0,
         f"{cells} (n, Q) pairs" + (f"; worst {where}" if where else ""),
@@ -281,21 +211,18 @@ def interval_probability(printed: str, domain: Sequence[float]) -> Case:
     ``1/(number of domain values in [L, U]) * 1/Mo``, the share that gives each record a total of
     ``1/|M_o|``; over every pair of domain values ``L <= U``.
     """
-    sp = _sympy()
-    s = _symbols(["L", "U", "Mo"])
-    expr = _parse("the printed interval probability", printed, s)
-    f = sp.lambdify([s["L"], s["U"], s["Mo"]], expr, "math")
+    f = function(parse(printed, symbols(), what="the printed interval probability"), ("L", "U", "Mo"), symbols())
     d = check_array("domain", domain, dtype=float)
     if d.size > 1 and not np.all(np.diff(d) > 0):
         raise PrivlabError("domain must be strictly increasing")
     worst, shown = 0.0, ""
     for i, j in itertools.combinations_with_replacement(range(d.size), 2):
         count = j - i + 1
-        mass = count * _call(f, d[i], d[j], 1.0)  # one record's total probability (|M_o| = 1)
+        mass = count * f(d[i], d[j], 1.0)  # one record's total probability (|M_o| = 1)
         gap = abs(mass - 1.0) if math.isfinite(mass) else math.inf
         if gap > worst:
             worst, shown = gap, f"[{d[i]:g}, {d[j]:g}]: {count} values get a total of {mass:.4g}"
-    full = d.size * _call(f, d[0], d[-1], 1.0)
+    full = d.size * f(d[0], d[-1], 1.0)
     return Case(
         "interval probability",
         printed,
@@ -358,9 +285,9 @@ def noise_support(M_values: Sequence[int]) -> Case:
     """privlab's reading of the binomial noise with maximum M [reconstructed: the seed names the
     distribution and M only]: ``Binomial(M, 1/2) - M/2`` has support ``[-M/2, M/2]`` (width M)
     and mean 0, by sympy.stats on each M."""
+    import sympy as sp
     from sympy.stats import Binomial, E, density
 
-    sp = _sympy()
     bad = []
     for M in M_values:
         M = check_int("M_values[]", M, low=0, high=200)
@@ -690,6 +617,11 @@ def coverings(values: Any, eps: float, *, maximal: bool = False) -> list[list[li
 PRINTED_FORMULAS = ("H0", "sampling", "query_count", "interval")  # the formulas formula_table reads as printed
 
 
+def _area(x: Any, p: Any) -> float:
+    """privlab's area under H(eps) (`privlab.cae.cae`), the closed form `area_integral` audits."""
+    return cae(x, p)[1]
+
+
 def formula_table(
     printed: Mapping[str, str],
     values: Sequence[float],
@@ -704,8 +636,9 @@ def formula_table(
     noise_levels: Sequence[float],
     domain_sizes: Sequence[int],
     M_values: Sequence[int],
+    map_fn: MapFn | None = None,
 ) -> pd.DataFrame:
-    """Every displayed formula of the seed re-derived, one row per formula (`Case.row`).
+    """Every displayed formula of the seed re-derived, one row per formula.
 
     The measure (`privlab.cae.cae`, for the area) and the noise rule (`privlab.cae.noise_max`) are
     handed to their checkers as the functions audited; every other formula is checked on its own.
@@ -728,17 +661,15 @@ def formula_table(
         The records and query-set sizes of the query-count and query-rank checks.
     noise_levels, domain_sizes, M_values : sequence
         The noise levels, domain sizes and maximum noises of the noise checks.
+    map_fn : callable, optional
+        Runs the checkers (`privlab.formulas.check_all`).
 
     Returns
     -------
     DataFrame
-        ``key`` (the formula) and the columns of `Case.row`.
+        The formulas table (`privlab.formulas.COLUMNS`), one row per formula.
     """
-    if not isinstance(printed, Mapping):
-        raise PrivlabError(f"printed must be a mapping of formula names to printed formulas, got {printed!r}")
-    missing = [k for k in PRINTED_FORMULAS if k not in printed]
-    if missing:
-        raise PrivlabError(f"printed must hold the formulas {', '.join(PRINTED_FORMULAS)}; missing {missing}")
+    check_mapping("printed", printed, PRINTED_FORMULAS)
     x, q = list(values), list(probs)
     seen = {float(e): float(v) for e, v in appendix.items()}
     instance = dict(sampling_instance)
@@ -749,26 +680,25 @@ def formula_table(
     ns, qs = list(n_values), list(q_values)
     sizes, ms = list(domain_sizes), list(M_values)
 
-    def area(a: Any, b: Any) -> float:
-        return cae(a, b)[1]
-
     cases = {
-        "H0": shannon_h0(printed["H0"], q),
-        "maximised": problem_statement(x, q, seen),
-        "eps_max": eps_max_statement(x, q),
-        "area": area_integral(area, instances=instances),
-        "recurrence": recurrence(instances=instances),
-        "base_cases": base_case_order(x, q),
-        "algorithm1": algorithm1(instances=instances),
-        "sampling": sampling_probability(printed["sampling"], instance),
-        "sampling_total": sampling_total(printed["sampling"], instance),
-        "query_count": query_count(printed["query_count"], ns, qs),
-        "query_rank": query_rank(ns, qs),
-        "bounds_order": reversed_bounds(domain),
-        "interval": interval_probability(printed["interval"], domain),
-        "interval_index": interval_probability(printed["interval"], list(range(1, len(domain) + 1))),
-        "noise_max": noise_max_rule(noise_max, list(noise_levels), sizes),
-        "noise_support": noise_support(ms),
-        "noise_interval": noise_interval(sizes, ms),
+        "H0": partial(shannon_h0, probs=q),
+        "maximised": partial(problem_statement, x, q, seen),
+        "eps_max": partial(eps_max_statement, x, q),
+        "area": partial(area_integral, _area, instances=instances),
+        "recurrence": partial(recurrence, instances=instances),
+        "base_cases": partial(base_case_order, x, q),
+        "algorithm1": partial(algorithm1, instances=instances),
+        "sampling": partial(sampling_probability, instance=instance),
+        "sampling_total": partial(sampling_total, instance=instance),
+        "query_count": partial(query_count, n_values=ns, q_values=qs),
+        "query_rank": partial(query_rank, ns, qs),
+        "bounds_order": partial(reversed_bounds, domain),
+        "interval": partial(interval_probability, domain=domain),
+        "interval_index": partial(interval_probability, domain=list(range(1, len(domain) + 1))),
+        "noise_max": partial(noise_max_rule, noise_max, list(noise_levels), sizes),
+        "noise_support": partial(noise_support, ms),
+        "noise_interval": partial(noise_interval, sizes, ms),
     }
-    return pd.DataFrame([{"key": k, **c.row()} for k, c in cases.items()])
+    read = {k: printed[k] for k in PRINTED_FORMULAS}  # two printed formulas are checked twice
+    read |= {"sampling_total": printed["sampling"], "interval_index": printed["interval"]}
+    return check_all(cases, read, map_fn)

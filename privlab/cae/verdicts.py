@@ -18,6 +18,7 @@ import pandas as pd
 from .. import claims as cl
 from .._validation import PrivlabError, check_array, check_distribution, check_mapping, check_table
 from ..claims import Claim
+from ..formulas import table_rows
 from . import derivations as dv
 from . import figures, trends
 from ._checks import check_instance
@@ -159,16 +160,16 @@ def formulas(df: pd.DataFrame, *, printed: Mapping[str, Any]) -> list[Claim]:
     Parameters
     ----------
     df : DataFrame
-        ``key``, ``derived``, ``instance``, ``printed_value``, ``derived_value``, ``detail``, ``match``.
+        The formulas table (`privlab.formulas.COLUMNS`).
     printed : mapping
         The ``printed:`` block: an entry per ``key`` and ``crossref`` (with ``refers``).
     """
-    check_table(df, ("key", "derived", "instance", "printed_value", "derived_value", "detail", "match"))
+    rows = table_rows(df)
     _blocks(printed=printed)
     out = []
-    for r in df.itertuples():
+    for r in rows:
         shown = f"{r.derived}; {r.instance}: printed {r.printed_value:.6g}, derived {r.derived_value:.6g}"
-        shown += f" ({str(r.detail)})" if r.detail else ""
+        shown += f" ({r.detail})" if r.detail else ""
         out.append(cl.statement(printed[str(r.key)], bool(r.match), reproduced=shown, rule="printed = derived"))
     refs = printed["crossref"]["refers"]
     return [*out, cl.equal(printed["crossref"], sorted(set(refs.values())))]

@@ -142,8 +142,8 @@ CASES = [
     (lambda: dv.recurrence(instances=0), "instances must be"),
     (lambda: dv.noise_support([3]), "M_values must be even"),
     (lambda: dv.query_rank([1000], [2]), "n_values"),
-    (lambda: dv.formula_table("H0", X, P, {}, {}, {}, **GRIDS), "printed must be a mapping of formula names"),
-    (lambda: dv.formula_table({"H0": "p"}, X, P, {}, {}, {}, **GRIDS), "printed must hold the formulas"),
+    (lambda: dv.formula_table("H0", X, P, {}, {}, {}, **GRIDS), "printed must be a mapping"),
+    (lambda: dv.formula_table({"H0": "p"}, X, P, {}, {}, {}, **GRIDS), r"printed lacks the key\(s\) sampling"),
     (lambda: dv.formula_table(FORMULAS, X, P, {}, {"low": 1}, {}, **GRIDS), "salary must be a mapping with low"),
     (lambda: dv.formula_table(FORMULAS, X, P, {}, {"low": 1, "high": 5, "step": 0}, {}, **GRIDS), "salary.step"),
     # the verdicts

@@ -70,7 +70,8 @@ table1_fig1.judged_by(verdicts.table1_fig1, limits="claims")
 def formulas(cfg, ctx):
     p, ex, s = cfg.printed, cfg.example, cfg.salary_domain
     printed = {k: p[k].value for k in dv.PRINTED_FORMULAS}
-    return dv.formula_table(printed, ex.x, ex.p, p.maximised.appendix, s, cfg.sampling_instance, **cfg.grids)
+    appendix, instance = p.maximised.appendix, cfg.sampling_instance
+    return dv.formula_table(printed, ex.x, ex.p, appendix, s, instance, **cfg.grids, map_fn=ctx.map)
 
 
 formulas.judged_by(verdicts.formulas)
