@@ -45,7 +45,7 @@ from .anatomy import (
 from .assign import bucketize, record_partition
 from .checkers import CheckReport, check_bucketization
 from .derivations import CASES as FORMULA_CASES
-from .derivations import FormulaCheck, check_formula, formula_table
+from .derivations import check_formula, formula_table
 from .examples import (
     bucket_tables,
     capacity_table,
@@ -131,7 +131,6 @@ __all__ = [
     "capacity_table",
     "max_eligible_l",
     "pair_list_table",
-    "FormulaCheck",
     "MAX_SIZE",
     "bucket_tables",
     "check_codes",

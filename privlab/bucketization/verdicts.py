@@ -31,6 +31,7 @@ from omegaconf import DictConfig, OmegaConf
 from privlab import claims as cl
 from privlab._validation import PrivlabError, check_choice, check_table
 from privlab.claims import Claim
+from privlab.formulas import table_rows
 
 from .anatomy import max_eligible_l
 from .examples import table1, uniform_sizes
@@ -636,9 +637,9 @@ def formulas(df: pd.DataFrame, printed: Any) -> list[Claim]:
     printed : mapping
         The config's ``printed`` block (``formulas``: one entry per case).
     """
-    df = check_table(df, ("case", "derived", "instance", "method", "match"))
+    rows = table_rows(df)
     p, out = _node("printed", printed), []
-    for r in df.itertuples():
-        shown, rule = f"{r.derived}; {r.instance}", f"the same formula ({r.method})"
-        out.append(cl.statement(p.formulas[r.case], bool(r.match), reproduced=shown, rule=rule))
+    for r in rows:
+        shown, rule = f"{r.derived}; {r.instance}", f"the same formula ({r.detail})"
+        out.append(cl.statement(p.formulas[r.key], bool(r.match), reproduced=shown, rule=rule))
     return out

@@ -66,13 +66,19 @@ def test_derivation_matches_the_printed_formula(case):
         assert not found.match and check_formula(case, CORRECTED[case]).match
         return
     assert found.match, f"{case}: printed {found.printed}, derived {found.derived}; {found.instance}"
-    assert found.case == case and found.method and found.derived
+    assert found.key == case and found.detail and found.derived
 
 
 @pytest.mark.parametrize("case", sorted(FORMULA_CASES))
 def test_an_altered_formula_is_caught(case):
     found = check_formula(case, ALTERED[case])
     assert not found.match, f"{case}: the altered formula {ALTERED[case]!r} passed"
+
+
+def test_grid_cases_say_how_many_cases_they_tried_and_show_the_first_mismatch():
+    found = check_formula("smallest_size", "floor(1/F)")
+    assert found.instance.startswith("first mismatch: F = ") and found.detail.startswith("exhaustive grid (")
+    assert check_formula("smallest_size", printed()["smallest_size"]).printed_value == 4.0  # ceil(1/0.3)
 
 
 def test_equivalent_forms_still_match():
@@ -85,8 +91,9 @@ def test_equivalent_forms_still_match():
     "case, printed, message",
     [
         ("no_such_case", "0", "case must be one of"),
-        ("laplace_mean", "", "printed must be a formula"),
-        ("laplace_mean", "2*(b", "not readable"),
+        ("laplace_mean", "", "printed formula must be a non-empty formula"),
+        ("laplace_mean", "2*(b", "sympy can read"),
+        ("laplace_mean", "q*b", "unknown symbol\\(s\\) q"),
         ("lemma526_fc", "FC1 increasing", "printed must read like"),
         ("lemma526_fc", "FC3 monotone", "known here"),
     ],

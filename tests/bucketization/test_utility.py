@@ -122,5 +122,5 @@ def test_the_worked_example_tables():
 def test_formula_table_needs_every_printed_formula():
     df = bk.formula_table(["laplace_mean"], {"laplace_mean": "0"})
     assert bool(df.match.iloc[0])
-    with pytest.raises(PrivlabError, match="^cases: no printed formula"):
+    with pytest.raises(PrivlabError, match=r"^printed.formulas lacks the key\(s\) laplace_mean"):
         bk.formula_table(["laplace_mean"], {})

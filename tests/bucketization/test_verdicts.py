@@ -119,7 +119,7 @@ CASES = {
     "formulas": (
         lambda cfg: {"printed": cfg.printed},
         "the mean of Laplace(b) noise",
-        lambda df: _where(df, lambda d: d.case == d.case.iloc[0], match=lambda s: False),
+        lambda df: _where(df, lambda d: d.key == d.key.iloc[0], match=lambda s: False),
     ),
 }
 

@@ -87,12 +87,13 @@ def example532_three_sizes(cfg, ctx):
     artifact="Formulas",
     summary="Every displayed formula (printed, or reconstructed where the seed lost it) against an independent "
     "derivation: sympy, or a grid against the defining conditions",
-    keys=("case",),
+    keys=("key",),
     params={"cases": List(Choice(*bk.FORMULA_CASES), unique=True)},
     smoke=("cases=[theorem2_mean,lemma413_cond4]",),
 )
 def formulas(cfg, ctx):
-    return bk.formula_table(cfg.cases, {case: entry.value for case, entry in cfg.printed.formulas.items()})
+    printed = {case: entry.value for case, entry in cfg.printed.formulas.items()}
+    return bk.formula_table(cfg.cases, printed, map_fn=ctx.map)
 
 
 table1_example1.judged_by(verdicts.table1_example1)
