@@ -36,13 +36,14 @@ import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_distribution, check_int, check_mapping, check_real
-from ..formula_case import Case, case_table
+from .._validation import MapFn, PrivlabError, check_distribution, check_int, check_mapping, check_real
+from ..formulas import Case, Checker, check_all, compare, describe, function, parse, same, value_at
 from ._checks import check_cells, check_ps, check_s
 from .perturbation import uv as privlab_uv
 
@@ -62,7 +63,6 @@ __all__ = [
     "chain_cases",
     "lemma2_cases",
     "estimator_cases",
-    "symbol_case",
     "index_case",
     "formula_table",
 ]
@@ -73,50 +73,12 @@ SYMBOLS = ("p", "pl", "pr", "pa", "pb", "p_i", "p_prev", "s", "c")
 UV = Callable[[float, float, float, int], tuple[float, float, float, float]]
 
 
-# ---------------------------------------------------------------------------------------
-# sympy plumbing
-# ---------------------------------------------------------------------------------------
-def _sp() -> Any:
-    import sympy
+@functools.cache
+def symbols() -> dict[str, Any]:
+    """`SYMBOLS` as positive sympy symbols (built on first use: sympy is slow to import)."""
+    import sympy as sp
 
-    return sympy
-
-
-def _symbols() -> dict[str, Any]:
-    sp = _sp()
     return {n: sp.Symbol(n, positive=True) for n in SYMBOLS}
-
-
-def _parse(name: str, text: Any) -> Any:
-    sp, sym = _sp(), _symbols()
-    if not isinstance(text, str) or not text.strip():
-        raise PrivlabError(f"{name} must be a formula in sympy syntax, got {text!r}")
-    try:
-        expr = sp.sympify(text, locals={**sym, "log": sp.log})
-    except (sp.SympifyError, SyntaxError, TypeError) as exc:
-        raise PrivlabError(f"{name} is not a formula sympy can read: {text!r} ({type(exc).__name__})") from None
-    unknown = {str(v) for v in expr.free_symbols} - set(sym)
-    if unknown:
-        raise PrivlabError(f"{name} uses unknown symbol(s) {', '.join(sorted(unknown))}; allowed: {', '.join(SYMBOLS)}")
-    return expr
-
-
-def _at(expr: Any, point: Mapping[str, float]) -> float:
-    sym = _symbols()
-    try:
-        value = float(expr.subs({sym[k]: v for k, v in point.items()}).evalf())
-    except (TypeError, ValueError, ZeroDivisionError):
-        return math.nan
-    return value if math.isfinite(value) else math.nan
-
-
-def _same(a: Any, b: Any, points: Sequence[Mapping[str, float]]) -> bool:
-    """``a == b`` identically: the difference simplifies to 0, or (where sympy cannot decide)
-    vanishes at every grid point."""
-    sp = _sp()
-    if sp.simplify(sp.cancel(sp.together(a - b))) == 0:
-        return True
-    return all(math.isclose(_at(a - b, pt), 0.0, abs_tol=1e-10) for pt in points)
 
 
 def _values(points: Any, names: Sequence[str], what: str) -> list[dict[str, float]]:
@@ -139,19 +101,13 @@ def _grid_points(points: Any, what: str) -> list[GridPoint]:
     return list(points)
 
 
-def _show(point: Mapping[str, float]) -> str:
-    return ", ".join(f"{k} = {v:g}" for k, v in point.items())
+def _symbolic(case: str, printed: str, derived: Any, points: Sequence[Mapping[str, float]]) -> Case:
+    """A printed formula against a derived expression on the grid's points (`privlab.formulas.compare`):
+    shown at the first point, the derivation factored."""
+    import sympy as sp
 
-
-def symbol_case(case: str, printed: str, derived: Any, points: Sequence[Mapping[str, float]]) -> Case:
-    """A printed formula (sympy string) against a derived sympy expression, identically."""
-    points = _values(points, [], "symbol_case")
-    expr = _parse(f"the printed formula of {case}", printed)
-    sp = _sp()
-    at = points[0]
-    return Case(
-        case, printed, str(sp.factor(derived)), _show(at), _at(expr, at), _at(derived, at), _same(expr, derived, points)
-    )
+    points = _values(points, [], case)
+    return compare(case, printed, derived, symbols(), points[0], derived_text=str(sp.factor(derived)), at=points)
 
 
 # ---------------------------------------------------------------------------------------
@@ -246,7 +202,9 @@ def chain_kernel() -> tuple[Any, Any]:
     """Pr[Y_a = y | Y_b = z] (same, other) for copies at p_a < p_b, solved from the derivation
     slide's requirements: X -> Y_b -> Y_a (X independent of Y_a given Y_b) and both copies
     uni-pert, i.e. T(p_b) K = T(p_a). Unique for p_b > 0."""
-    sp, sym = _sp(), _symbols()
+    import sympy as sp
+
+    sym = symbols()
     alpha, beta = sp.symbols("alpha beta")
     s = sym["s"]
     composed = _compose(uni_pert_law(sym["pb"], s), (alpha, beta), s)
@@ -258,7 +216,7 @@ def chain_kernel() -> tuple[Any, Any]:
 
 def _kernel(upper: Any, lower: Any) -> tuple[Any, Any]:
     """Pr[lower copy | upper copy] for the copies at retention ``upper`` > ``lower``."""
-    sym = _symbols()
+    sym = symbols()
     same, other = chain_kernel()
     swap = {sym["pa"]: lower, sym["pb"]: upper}
     return same.subs(swap, simultaneous=True), other.subs(swap, simultaneous=True)
@@ -269,18 +227,18 @@ def uni_pert_cases(printed: Mapping[str, str], points: Sequence[Mapping[str, flo
     and the slide's two extremes (p = 1: D* = D; p = 0: every value a uniform draw)."""
     printed = check_mapping("printed", printed, ("same", "other"))
     points = _values(points, ("p", "s"), "uni_pert_cases")
-    sym = _symbols()
+    sym = symbols()
     same, other = uni_pert_law(sym["p"], sym["s"])
     out = [
-        symbol_case("uni_pert_same", printed["same"], same, points),
-        symbol_case("uni_pert_other", printed["other"], other, points),
+        _symbolic("uni_pert_same", printed["same"], same, points),
+        _symbolic("uni_pert_other", printed["other"], other, points),
     ]
-    e_same, e_other = (_parse("the printed uni-pert law", printed[k]) for k in ("same", "other"))
+    e_same, e_other = (parse(printed[k], symbols(), what="the printed uni-pert law") for k in ("same", "other"))
     rows = []
     for pt in points:
         s = pt["s"]
-        one = (_at(e_same, {"p": 1.0, "s": s}), _at(e_other, {"p": 1.0, "s": s}))
-        zero = (_at(e_same, {"p": 0.0, "s": s}), _at(e_other, {"p": 0.0, "s": s}))
+        one = (value_at(e_same, {"p": 1.0, "s": s}), value_at(e_other, {"p": 1.0, "s": s}))
+        zero = (value_at(e_same, {"p": 0.0, "s": s}), value_at(e_other, {"p": 0.0, "s": s}))
         rows.append(np.allclose(one, (1.0, 0.0), atol=1e-12) and np.allclose(zero, (1 / s, 1 / s), atol=1e-12))
     s0 = points[0]["s"]
     out.append(
@@ -289,7 +247,7 @@ def uni_pert_cases(printed: Mapping[str, str], points: Sequence[Mapping[str, flo
             f"p = 1: [{printed['same']}, {printed['other']}] = [1, 0]; p = 0: [1/s, 1/s]",
             "p = 1 keeps x (D* = D); p = 0 draws uniformly",
             f"s = {s0:g}, p = 0",
-            _at(e_same, {"p": 0.0, "s": s0}),
+            value_at(e_same, {"p": 0.0, "s": s0}),
             1 / s0,
             bool(all(rows)),
         )
@@ -310,7 +268,9 @@ def conditional_cases(printed: Mapping[str, str], points: Sequence[Mapping[str, 
     """
     printed = check_mapping("printed", printed, _COND_KEYS)
     points = _values(points, ("pa", "pb", "s"), "conditional_cases")
-    sp, sym = _sp(), _symbols()
+    import sympy as sp
+
+    sym = symbols()
     s = sym["s"]
     t_s, t_o = uni_pert_law(sym["pb"], s)  # Pr[Y_b | X]
     k_s, k_o = _kernel(sym["pb"], sym["pa"])  # Pr[Y_a | Y_b]
@@ -322,19 +282,19 @@ def conditional_cases(printed: Mapping[str, str], points: Sequence[Mapping[str, 
         "b_is_x": t_s * k_o / d_o,
         "other": t_o * k_o / d_o,
     }
-    out = [symbol_case(f"conditional_{k}", printed[k], sp.simplify(derived[k]), points) for k in _COND_KEYS]
-    e = {k: _parse(f"the printed conditional {k}", printed[k]) for k in _COND_KEYS}
+    out = [_symbolic(f"conditional_{k}", printed[k], sp.simplify(derived[k]), points) for k in _COND_KEYS]
+    e = {k: parse(printed[k], symbols(), what=f"the printed conditional {k}") for k in _COND_KEYS}
     sums = (e["same"] + (s - 1) * e["a_is_x"], e["ab_not_x"] + e["b_is_x"] + (s - 2) * e["other"])
-    ok = all(_same(total, sp.Integer(1), points) for total in sums)
+    ok = all(same(total, sp.Integer(1), at=points) for total in sums)
     at = points[0]
-    shown = f"y_a = x: {_at(sums[0], at):.6g}; y_a != x: {_at(sums[1], at):.6g}"
+    shown = f"y_a = x: {value_at(sums[0], at):.6g}; y_a != x: {value_at(sums[1], at):.6g}"
     out.append(
         Case(
             "conditional_total",
             "sum over y_b of the printed cases",
             "1 (a conditional law)",
-            _show(at),
-            _at(sums[1], at),
+            describe(at),
+            value_at(sums[1], at),
             1.0,
             ok,
             shown,
@@ -348,7 +308,7 @@ def _requirements(e: Mapping[str, Any], points: Sequence[Mapping[str, float]]) -
     """The slide's "both are satisfied when": with Y_a uni-pert at p_a and Y_b drawn from the
     printed conditional, is Y_b uni-pert at p_b given X, and is Pr[Y_a | Y_b, X] free of X
     (so that Pr[Q(X) | Y_a, Y_b] = Pr[Q(X) | Y_b] for every prior)?"""
-    sym = _symbols()
+    sym = symbols()
     s = sym["s"]
     a_s, a_o = uni_pert_law(sym["pa"], s)  # Pr[Y_a | X]
     b_s = a_s * e["same"] + (s - 1) * a_o * e["b_is_x"]  # Pr[Y_b = x | X = x], summed over y_a
@@ -357,20 +317,20 @@ def _requirements(e: Mapping[str, Any], points: Sequence[Mapping[str, float]]) -
     # Pr[Y_a = y_a | Y_b = y_b, X = x] by the class of (x, y_a, y_b): it may depend on y_a = y_b only
     keep = [a_s * e["same"] / b_s, a_o * e["ab_not_x"] / b_o]  # y_a = y_b (= x, != x)
     move = [a_s * e["a_is_x"] / b_o, a_o * e["b_is_x"] / b_s, a_o * e["other"] / b_o]  # y_a != y_b
-    checks = [_same(b_s, want_s, points), _same(b_o, want_o, points), _same(keep[0], keep[1], points)]
-    checks += [_same(move[0], m, points) for m in move[1:]]
+    checks = [same(b_s, want_s, at=points), same(b_o, want_o, at=points), same(keep[0], keep[1], at=points)]
+    checks += [same(move[0], m, at=points) for m in move[1:]]
     at = points[0]
     detail = (
-        f"Pr[Y_b = y != x | X = x] = {_at(b_o, at):.6g} (uni-pert: {_at(want_o, at):.6g}); "
-        f"Pr[Y_a = y_b | Y_b, X] = {_at(keep[0], at):.6g} if X = y_b, {_at(keep[1], at):.6g} if not"
+        f"Pr[Y_b = y != x | X = x] = {value_at(b_o, at):.6g} (uni-pert: {value_at(want_o, at):.6g}); "
+        f"Pr[Y_a = y_b | Y_b, X] = {value_at(keep[0], at):.6g} if X = y_b, {value_at(keep[1], at):.6g} if not"
     )
     return Case(
         "conditional_requirements",
         "the printed conditional",
         "Y_b uni-pert, X independent of Y_a given Y_b",
-        _show(at),
-        _at(b_o, at),
-        _at(want_o, at),
+        describe(at),
+        value_at(b_o, at),
+        value_at(want_o, at),
         all(checks),
         detail,
     )
@@ -379,7 +339,9 @@ def _requirements(e: Mapping[str, Any], points: Sequence[Mapping[str, float]]) -
 @functools.cache
 def _solved_uv() -> dict[str, Any]:
     """u1 + v1, u2, v2 solved from the new copy's conditional law given its neighbours."""
-    sp, sym = _sp(), _symbols()
+    import sympy as sp
+
+    sym = symbols()
     s = sym["s"]
     k1 = _kernel(sym["pl"], sym["p"])  # Pr[Y | Y_l]
     k2 = _kernel(sym["p"], sym["pr"])  # Pr[Y_r | Y]
@@ -410,9 +372,11 @@ def printed_uv(printed: Mapping[str, str]) -> UV:
     """The printed Equations 3-4 (keys u_eq, v_eq, u_ne, v_ne) as a u/v function for
     `algorithm_joint`."""
     printed = check_mapping("printed", printed, ("u_eq", "v_eq", "u_ne", "v_ne"))
-    sp, sym = _sp(), _symbols()
-    args = [sym[n] for n in ("p", "pl", "pr", "s")]
-    fns = [sp.lambdify(args, _parse(f"the printed {k}", printed[k]), "math") for k in ("u_eq", "v_eq", "u_ne", "v_ne")]
+    sym = symbols()
+    fns = [
+        function(parse(printed[k], sym, what=f"the printed {k}"), ("p", "pl", "pr", "s"), sym)
+        for k in ("u_eq", "v_eq", "u_ne", "v_ne")
+    ]
 
     def uv(p: float, p_l: float, p_r: float, s: int) -> tuple[float, float, float, float]:
         a, b, c, d = (float(f(p, p_l, p_r, s)) for f in fns)
@@ -433,16 +397,17 @@ def uv_cases(printed: Mapping[str, str], points: Sequence[Mapping[str, float]], 
     points = _values(points, ("p", "pl", "pr", "s"), "uv_cases")
     if not callable(uv):
         raise PrivlabError("uv must be a function (p, p_l, p_r, s) -> (u_eq, v_eq, u_ne, v_ne)")
-    sp = _sp()
+    import sympy as sp
+
     solved = _solved_uv()
-    e = {k: _parse(f"the printed {k}", printed[k]) for k in ("u_eq", "v_eq", "u_ne", "v_ne", "keep")}
+    e = {k: parse(printed[k], symbols(), what=f"the printed {k}") for k in ("u_eq", "v_eq", "u_ne", "v_ne", "keep")}
     out = [
-        symbol_case("uv_u_ne", printed["u_ne"], solved["u_ne"], points),
-        symbol_case("uv_v_ne", printed["v_ne"], solved["v_ne"], points),
-        symbol_case("uv_sum_eq", f"({printed['u_eq']}) + ({printed['v_eq']})", solved["uv_eq"], points),
-        symbol_case("uv_keep", printed["keep"], solved["keep"], points),
+        _symbolic("uv_u_ne", printed["u_ne"], solved["u_ne"], points),
+        _symbolic("uv_v_ne", printed["v_ne"], solved["v_ne"], points),
+        _symbolic("uv_sum_eq", f"({printed['u_eq']}) + ({printed['v_eq']})", solved["uv_eq"], points),
+        _symbolic("uv_keep", printed["keep"], solved["keep"], points),
     ]
-    splits = [(_at(e["u_eq"], pt), _at(e["v_eq"], pt)) for pt in points]
+    splits = [(value_at(e["u_eq"], pt), value_at(e["v_eq"], pt)) for pt in points]
     valid = all(u >= -1e-12 and v >= -1e-12 and u + v <= 1 + 1e-12 for u, v in splits)
     at = points[0]
     out.append(
@@ -450,18 +415,15 @@ def uv_cases(printed: Mapping[str, str], points: Sequence[Mapping[str, float]], 
             "uv_split_eq",
             f"u1 = {printed['u_eq']}, v1 = {printed['v_eq']}",
             f"any 0 <= u1 <= u1 + v1 = {sp.factor(solved['uv_eq'])}",
-            _show(at),
+            describe(at),
             splits[0][0],
-            _at(solved["uv_eq"], at),
+            value_at(solved["uv_eq"], at),
             bool(valid),
             f"u1, v1 are not separately determined (y_l = y_r); the printed split is "
             f"{'a valid' if valid else 'not a valid'} pair of probabilities on {len(points)} grid points",
         )
     )
-    fns = {
-        k: sp.lambdify([sp.Symbol(n, positive=True) for n in ("p", "pl", "pr", "s")], solved[k], "math")
-        for k in ("uv_eq", "u_ne", "v_ne")
-    }
+    fns = {k: function(solved[k], ("p", "pl", "pr", "s"), symbols()) for k in ("uv_eq", "u_ne", "v_ne")}
     gap, first = 0.0, None
     for pt in points:
         args = (pt["p"], pt["pl"], pt["pr"], int(pt["s"]))
@@ -475,7 +437,7 @@ def uv_cases(printed: Mapping[str, str], points: Sequence[Mapping[str, float]], 
             "uv_privlab",
             "privlab.multilevel.uv",
             "solved u1 + v1, u2, v2",
-            _show(at),
+            describe(at),
             first[0],
             first[1],
             bool(gap <= 1e-12),
@@ -600,7 +562,8 @@ def _theorem_gaps(g: GridPoint, uv: UV, laws: Mapping[str, Callable[..., float]]
 
 
 def _lambdas(printed: Mapping[str, str]) -> dict[str, Callable[..., float]]:
-    sp, sym = _sp(), _symbols()
+
+    sym = symbols()
     out = {}
     for key, names in (
         ("same", ("p", "s")),
@@ -608,7 +571,7 @@ def _lambdas(printed: Mapping[str, str]) -> dict[str, Callable[..., float]]:
         ("step_same", ("p_i", "p_prev", "s")),
         ("step_other", ("p_i", "p_prev", "s")),
     ):
-        out[key] = sp.lambdify([sym[n] for n in names], _parse(f"the printed {key}", printed[key]), "math")
+        out[key] = function(parse(printed[key], sym, what=f"the printed {key}"), names, sym)
     return out
 
 
@@ -696,9 +659,11 @@ def lemma2_cases(
     points = _grid_points(points, "lemma2_cases")
     for m in steps:
         check_cells(f"lemma2_cases: a chain of {m:,} steps", check_int("steps[]", m, low=2))
-    sp, sym = _sp(), _symbols()
-    bound = _parse("the printed bound", printed["bound"])
-    f_bound = sp.lambdify([sym["c"]], bound, "math")
+    import sympy as sp
+
+    sym = symbols()
+    bound = parse(printed["bound"], symbols(), what="the printed bound")
+    f_bound = function(bound, ("c",), sym)
     laws = _lambdas(printed)
     worst_step, ratios = 0.0, []
     for g in points:
@@ -729,7 +694,7 @@ def lemma2_cases(
         f"1 - 1/s as the p's fill [c, 1]; at c = 1 (no perturbation) both sides are 0 and '<' fails"
     )
     s0 = points[0].s
-    step_sym = 1 - _parse("the printed step_same", printed["step_same"])
+    step_sym = 1 - parse(printed["step_same"], symbols(), what="the printed step_same")
     derived_step = (1 - 1 / sym["s"]) * (1 - sym["p_i"] / sym["p_prev"])
     return [
         Case(
@@ -860,6 +825,7 @@ def formula_table(
     lemma2: Mapping[str, Any],
     *,
     tol: float,
+    map_fn: MapFn | None = None,
 ) -> pd.DataFrame:
     """The whole formula audit: every displayed formula, printed against derived, as one table.
 
@@ -878,11 +844,14 @@ def formula_table(
         `lemma2_cases`' ``cs`` and ``steps``.
     tol : float
         The numeric slack of `chain_cases`.
+    map_fn : callable, optional
+        Runs the checkers, one group of formulas each (`privlab.formulas.check_all`).
 
     Returns
     -------
     DataFrame
-        One row per case: its ``key`` (the printed formula's name) and `Case.row`'s columns.
+        The formulas table (`privlab.formulas.COLUMNS`): one row per case, keyed by the printed
+        formula's name.
     """
     groups = ("uni_pert", "conditional", "uv", "lemma1", "lemma2", "theorem2_index", "symbols")
     f = check_mapping("formulas", formulas, groups)
@@ -897,13 +866,15 @@ def formula_table(
     laws = {**f["uni_pert"], **f["lemma1"], **f["lemma2"]}
     uv = printed_uv(f["uv"])  # the slides' u, v drive the algorithm
     single = [{"p": i["p"], "s": float(i["s"])}] + [{"p": q["p"], "s": q["s"]} for q in near]
-    cases = [
-        *uni_pert_cases(f["uni_pert"], single),
-        *conditional_cases(f["conditional"], pair),
-        *uv_cases(f["uv"], [at, *near]),
-        *chain_cases(laws, points, uv, tol=tol),
-        index_case(f["theorem2_index"]["range"], f["theorem2_index"]["symbol"], f["symbols"]),
-        *lemma2_cases(laws, points, lemma2["cs"], lemma2["steps"], uv),
-        *estimator_cases([q for q in points if q.s <= 5], uv),
-    ]
-    return case_table(cases)
+    cases: dict[str, Checker] = {
+        "uni_pert": partial(uni_pert_cases, points=single),
+        "conditional": partial(conditional_cases, points=pair),
+        "uv": partial(uv_cases, points=[at, *near]),  # privlab's uv beside the printed formulas
+        "chain": partial(chain_cases, points=points, uv=uv, tol=tol),
+        "theorem2_index": partial(index_case, symbol=f["theorem2_index"]["symbol"], symbols=f["symbols"]),
+        "lemma2": partial(lemma2_cases, points=points, cs=lemma2["cs"], steps=lemma2["steps"], uv=uv),
+        "estimators": partial(estimator_cases, [q for q in points if q.s <= 5], uv),
+    }
+    printed = {group: f[group] for group in ("uni_pert", "conditional", "uv")}
+    printed |= {"chain": laws, "theorem2_index": f["theorem2_index"]["range"], "lemma2": laws}
+    return check_all(cases, printed, map_fn)

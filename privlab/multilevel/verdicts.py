@@ -21,6 +21,7 @@ from .. import claims as cl
 from .. import datasets
 from .._validation import check_mapping, check_table
 from ..claims import Claim
+from ..formulas import table_rows
 from ..stats import zscores
 from .exact import copy_given_x, expected_confidence_single, independent_all_other
 from .overhead import change_points_se
@@ -226,11 +227,11 @@ def formulas(df: pd.DataFrame, *, printed: Block) -> list[Claim]:
 
     ``printed`` holds the claim of every ``key`` of the table.
     """
-    check_table(df, ("key", "derived", "instance", "printed_value", "derived_value", "detail", "match"), min_rows=1)
-    check_mapping("printed", printed, tuple(df.key))
+    rows = table_rows(df)
+    check_mapping("printed", printed, tuple(r.key for r in rows))
     out = []
     r: Any
-    for r in df.itertuples():
+    for r in rows:
         values = f": printed {r.printed_value:.6g}, derived {r.derived_value:.6g}"
         shown = f"{r.derived}; {r.instance}{'' if math.isnan(r.printed_value) else values}"
         shown += f" ({r.detail})" if r.detail else ""

@@ -142,7 +142,7 @@ CASES = [
     ),
     ("lemma2_cases", lambda: dv.lemma2_cases({"bound": "c", "step_same": "1"}, GRID, [0.1], [HUGE]), "steps"),
     ("estimator_cases", lambda: dv.estimator_cases("grid"), "GridPoint"),
-    ("symbol_case", lambda: dv.symbol_case("x", "p", 0, []), "non-empty list"),
+    ("uni_pert_cases", lambda: dv.uni_pert_cases({"same": "p", "other": "p"}, []), "non-empty list"),
     ("index_case", lambda: dv.index_case("1 <= i <= n", "n", ["n"]), "symbols must be a mapping"),
     ("formula_table", lambda: dv.formula_table({"uni_pert": {}}, {}, {}, {}, tol=1e-9), "formulas lacks the key"),
     # the experiments' tables

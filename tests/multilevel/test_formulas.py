@@ -38,7 +38,7 @@ UV_POINTS = [{"p": 0.3, "pl": 0.5, "pr": 0.1, "s": 50.0}, *NEAR]
 
 
 def _match(cases):
-    return {c.case: c.match for c in cases}
+    return {c.key: c.match for c in cases}
 
 
 def test_uni_pert_law_and_an_altered_one_is_caught():
@@ -51,14 +51,14 @@ def test_uni_pert_law_and_an_altered_one_is_caught():
 
 def test_chain_kernel_is_lemma1s_transition():
     same, other = dv.chain_kernel()
-    s = dv._symbols()
+    s = dv.symbols()
     at = {s["pa"]: 0.3, s["pb"]: 0.6, s["s"]: 7}
     assert float(same.subs(at)) == pytest.approx(0.5 + 0.5 / 7)
     assert float(other.subs(at)) == pytest.approx(0.5 / 7)
 
 
 def test_conditional_cases_find_the_third_case():
-    cases = {c.case: c for c in dv.conditional_cases(COND, PAIRS)}
+    cases = {c.key: c for c in dv.conditional_cases(COND, PAIRS)}
     wrong = {"conditional_ab_not_x", "conditional_total", "conditional_requirements"}
     assert {k for k, c in cases.items() if not c.match} == wrong
     third = cases["conditional_ab_not_x"]  # p_a = 0.4, p_b = 0.8, s = 10
@@ -116,13 +116,13 @@ def test_chain_checks_hold_and_catch_an_altered_uv():
 
 
 def test_lemma2_bound_and_an_altered_bound():
-    cases = {c.case: c for c in dv.lemma2_cases(LAWS, GRID, [0.1, 0.5], [2, 50, 500])}
+    cases = {c.key: c for c in dv.lemma2_cases(LAWS, GRID, [0.1, 0.5], [2, 50, 500])}
     assert cases["lemma2_step"].match and cases["lemma2_bound"].match
-    assert not {c.case: c.match for c in dv.lemma2_cases({**LAWS, "bound": "(1 - c)/2"}, GRID, [0.1], [100])}[
+    assert not {c.key: c.match for c in dv.lemma2_cases({**LAWS, "bound": "(1 - c)/2"}, GRID, [0.1], [100])}[
         "lemma2_bound"
     ]
     wrong = {**LAWS, "step_same": "p_i/p_prev"}  # the uniform draw's 1/s dropped
-    assert not {c.case: c.match for c in dv.lemma2_cases(wrong, GRID, [0.1], [10])}["lemma2_step"]
+    assert not {c.key: c.match for c in dv.lemma2_cases(wrong, GRID, [0.1], [10])}["lemma2_step"]
 
 
 def test_estimators_and_an_altered_one():

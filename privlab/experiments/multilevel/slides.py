@@ -32,7 +32,8 @@ from ._common import ON_ACS, POS, PRIORS, P, laws_of_x
     smoke=("grid.domain_sizes=[3,2]", "grid.random_orders=1", "lemma2.steps=[2,10]"),
 )
 def formulas(cfg, ctx):
-    return ml.derivations.formula_table(cfg.printed.formulas, cfg.instance, cfg.grid, cfg.lemma2, tol=cfg.claims.tol)
+    p, tol = cfg.printed.formulas, cfg.claims.tol
+    return ml.derivations.formula_table(p, cfg.instance, cfg.grid, cfg.lemma2, tol=tol, map_fn=ctx.map)
 
 
 @experiment(
