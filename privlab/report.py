@@ -40,6 +40,7 @@ __all__ = [
     "DataSource",
     "ClaimRow",
     "Figure",
+    "PaperText",
     "Table",
     "Provenance",
     "Failure",
@@ -90,13 +91,27 @@ class ClaimRow:
 
 
 @dataclass(frozen=True)
+class PaperText:
+    """What the paper prints of a figure: where, its caption ("" where the seed lost it), the ledger's description."""
+
+    where: str
+    caption: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Figure:
-    """A figure of a run: its PNG on disk and links relative to the report."""
+    """A figure of a run: its PNG on disk and links relative to the report; beside it the paper's
+    caption (the ledger item the figure names), privlab's description where the paper has no such
+    figure, and the claims that read it."""
 
     name: str
     png: Path
     href: str
     pdf_href: str | None
+    paper: tuple[PaperText, ...] = ()
+    about: str = ""
+    claims: tuple[ClaimRow, ...] = ()
 
     def data_uri(self) -> str:
         """The PNG as a ``data:`` URI, for the self-contained HTML report."""
@@ -416,6 +431,7 @@ def _experiment(entry: _Entry, run_dir: Path, results_dir: Path, failure: Failur
             png=png,
             href=_href(png, results_dir),
             pdf_href=_href(png.with_suffix(".pdf"), results_dir) if png.with_suffix(".pdf").is_file() else None,
+            **_beside(entry.id, png.stem, claims),
         )
         for png in sorted(run_dir.glob("*.png"))
     ]
@@ -431,6 +447,28 @@ def _experiment(entry: _Entry, run_dir: Path, results_dir: Path, failure: Failur
         failure=failure,
         problems=problems,
     )
+
+
+def _beside(exp_id: str, name: str, claims: list[ClaimRow]) -> dict[str, Any]:
+    """What stands beside a figure: the paper's caption of the ledger item it names first, its own
+    description, and the claims whose ledger item it names (all of an only figure's claims where
+    they carry no ledger ids, as a twin's)."""
+    try:
+        exp = registry.get(exp_id)
+        items = {i.id: i for i in ledger.load(exp.paper) or []}
+    except PrivlabError:
+        return {}
+    drawn = exp.figures.get(name)
+    ids = tuple(getattr(drawn, "ledger", ()))
+    own = [items[i] for i in ids[:1] if i in items and items[i].kind == "figure"]
+    read = tuple(c for c in claims if c.ledger and c.ledger in ids)
+    if not read and len(exp.figures) == 1 and not any(c.ledger for c in claims):
+        read = tuple(claims)
+    return {
+        "paper": tuple(PaperText(i.where, i.caption, i.text) for i in own),
+        "about": str(getattr(drawn, "about", "")),
+        "claims": read,
+    }
 
 
 def _failure(entry: _Entry, results_dir: Path) -> Failure | None:

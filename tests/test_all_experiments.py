@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from privlab import claims, registry, runner
+from privlab import claims, figures, registry, runner
 
 EXPERIMENTS = registry.all_experiments()
 IDS = [e.id for e in EXPERIMENTS]
@@ -53,7 +53,7 @@ def test_smoke_run(exp_id, tmp_path):
     if exp.keys:
         assert not table.duplicated(list(exp.keys)).any()
     for name, draw in exp.figures.items():
-        fig = draw(table)
+        fig = figures.draw(draw, table, cfg)  # as the runner draws it, with the run's config
         assert fig.axes, f"figure {name} has no axes"
         plt.close(fig)
     found = exp.check_claims(table, cfg)

@@ -123,6 +123,22 @@ def test_figures_are_embedded_png_data_uris(results):
         assert img["alt"]
 
 
+def test_figures_stand_beside_the_papers_caption_and_their_claims(results):
+    """Each figure beside the caption of the ledger item it names and the claims that read it."""
+    model = report.build_report(results)
+    figs = {(e.id, f.name): f for p in model.papers for e in p.experiments for f in e.figures}
+    fig1 = figs[("lpb/fig1_lambda", "fig1_lambda")]
+    item = {i.id: i for i in ledger.load("lpb") or []}["fig1.curves"]
+    assert item.caption.startswith("Figure 1.") and [p.caption for p in fig1.paper] == [item.caption]
+    claims = claims_of(results, "lpb/fig1_lambda")
+    read = claims[claims.ledger.isin(registry.get("lpb/fig1_lambda").figures["fig1_lambda"].ledger)]
+    assert len(read) > 0 and [c.claim for c in fig1.claims] == list(read.claim)
+    table1 = figs[("lpb/table1", "table1_posteriors")]
+    assert table1.about and not table1.paper  # privlab's picture of a table: it says so
+    page = (results / report.HTML_NAME).read_text()
+    assert f"<q>{item.caption}</q>" in page and "Claims read from it:" in page
+
+
 def test_no_network_address_anywhere(results):
     text = (results / report.HTML_NAME).read_text()
     assert "http://" not in text.lower() and "https://" not in text.lower()
