@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import json
 import os
 import socket
@@ -294,6 +295,13 @@ class RunContext:
             self.cache_misses += 1
         return cached_fn(*args, **kwargs)
 
+    @property
+    def memo(self) -> DiskMemo:
+        """A picklable ``memo(fn, *args, keep=...)`` -> ``fn(*args)`` on this run's cache (see
+        `DiskMemo`), for library objects that memoise work inside worker processes (e.g. an
+        ILP mechanism: one solve per instance, whichever experiment asks)."""
+        return DiskMemo(self.cache_dir / "memo" if self.cache_dir else None)
+
     def dataset(self, spec) -> Any:
         """The data set a ``dataset`` config block names (``name`` plus parameters, or ``path=``).
 
@@ -334,6 +342,43 @@ class RunContext:
         from .mechanisms import build
 
         return build(_plain(specs) if specs is not None else None, kind=kind)
+
+
+class DiskMemo:
+    """``fn(*args)`` memoised on disk under ``directory`` (None: not memoised), by a hash of
+    ``fn``, the arguments and the code of ``fn``'s package (a changed algorithm never hits a
+    stale entry). Unlike `RunContext.cached` it pickles to worker processes, and it keeps
+    only results ``keep(result)`` accepts. Entries are written atomically; an unreadable one
+    is recomputed."""
+
+    def __init__(self, directory: Path | str | None):
+        self.directory = Path(directory) if directory is not None else None
+
+    def __call__(self, fn: Callable, *args, keep: Callable[[Any], bool] | None = None):
+        if self.directory is None:
+            return fn(*args)
+        import pickle
+
+        from joblib import hash as joblib_hash
+
+        name = f"{fn.__module__}.{getattr(fn, '__qualname__', type(fn).__name__)}"
+        path = self.directory / f"{name}-{joblib_hash((name, args, _package_digest(fn.__module__)))}.pkl"
+        try:
+            with open(path, "rb") as fh:
+                return pickle.load(fh)
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
+            pass
+        result = fn(*args)
+        if keep is None or keep(result):
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with open(tmp, "wb") as fh:
+                    pickle.dump(result, fh)
+                os.replace(tmp, path)
+            except OSError:  # not stored (a full disk, a read-only cache): the result stands
+                tmp.unlink(missing_ok=True)
+        return result
 
 
 class Checkpoint:
@@ -430,6 +475,18 @@ def _datasets_code_digest() -> str:
     root = Path(__file__).parent / "datasets"
     digest = hashlib.sha256()
     for path in sorted(root.glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@functools.cache
+def _package_digest(module: str) -> str:
+    """A digest of the code of ``module``'s package (every .py file beside it)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return ""
+    digest = hashlib.sha256()
+    for path in sorted(Path(spec.origin).parent.glob("*.py")):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

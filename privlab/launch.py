@@ -122,7 +122,13 @@ def _hydra_task(cfg) -> None:
         return
     overrides = "".join(f"- {o}\n" for o in hc.overrides.task)
     try:
-        outcome = runner.execute(cfg.id, cfg, out_dir=out_dir, extra_files={"overrides.yaml": overrides})
+        outcome = runner.execute(
+            cfg.id,
+            cfg,
+            out_dir=out_dir,
+            extra_files={"overrides.yaml": overrides},
+            figures=not multirun or bool(cfg.get("sweep_figures", False)),  # a sweep's jobs: sweep-report draws
+        )
     except Exception as exc:  # a user error (PrivlabError) or a fault of the experiment: one line each
         remove_empty(out_dir, Path(cfg.results_dir))
         user_error = isinstance(exc, PrivlabError)

@@ -45,6 +45,13 @@ def label(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+def wrap(title: str, fig: Any) -> str:
+    """``title`` broken into lines that fit the figure's width (9-point text)."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(title, max(30, int(fig.get_figwidth() * 14))))
+
+
 def log_scale(values: Any) -> bool:
     """Do positive ``values`` span two decades or more (then draw them on a log scale)?"""
     arr = pd.to_numeric(pd.Series(list(values)), errors="coerce").to_numpy(float)
@@ -123,7 +130,7 @@ def verdict_overview(frame: pd.DataFrame, swept: Sequence[str], claims: Sequence
     ax.set_yticks(range(len(claims)), short, fontsize=7)
     if len(order) > 40:  # too many jobs to label each
         ax.set_xticks([])
-    ax.set_title(title, fontsize=9)
+    ax.set_title(wrap(title, fig), fontsize=9)
     _legend(fig, {v for v, code in VERDICT_CODES.items() if (grid == code).any()})
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     return fig
@@ -163,7 +170,7 @@ def verdict_map(frame: pd.DataFrame, swept: Sequence[str], title: str) -> Any:
             ax.set_visible(False)
         if len(combos) > len(shown):
             title += f" (first {len(shown)} of {len(combos)} panels)"
-    fig.suptitle(title, fontsize=9)
+    fig.suptitle(wrap(title, fig), fontsize=9)
     present = {v for v, code in VERDICT_CODES.items() if any((g == code).any() for g in panels)}
     _legend(fig, present)
     fig.tight_layout(rect=(0, 0.1 if len(swept) == 1 else 0.05, 1, 0.95))
@@ -304,7 +311,7 @@ def metric_plot(
         else ""
     )
     more = f" (first {len(shown)} of {len(panel_values)} panels)" if len(panel_values) > len(shown) else ""
-    fig.suptitle(f"{title}{interval}{more}", fontsize=9)
+    fig.suptitle(wrap(f"{title}{interval}{more}", fig), fontsize=9)
     fig.tight_layout()
     return fig
 

@@ -326,7 +326,7 @@ class SweepReport:
 def _save(fig: Any, path: Path) -> Path:
     import matplotlib.pyplot as plt
 
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")  # long claim labels: nothing cut off
     plt.close(fig)
     return path
 

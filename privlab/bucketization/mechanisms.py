@@ -12,7 +12,7 @@ class                         what (seed 000)
 `TwoSizeBucketing`            the optimal two-size setting (Section 5.1), with its search
                               strategy ``pruning`` (none / loss / full)
 `MultiSizeBucketing`          recursive two-size splits (Section 5.2), a heuristic
-`OptimalBucketing`            the exact multi-size optimum by ILP (CBC, ``time_limit``)
+`OptimalBucketing`            the exact multi-size optimum by ILP (HiGHS or CBC, ``time_limit``)
 `OptimalTwoSizeBucketing`     the two-size optimum by one ILP (Figure 7's "Optimal")
 `AnatomyBucketing`            Anatomy's l-diverse groups, l = ceil(1 / min F_i) (baseline)
 ============================  ==========================================================
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -33,7 +33,7 @@ from privlab._validation import PrivlabError, check_array, check_choice, check_i
 from .anatomy import anatomy, required_l
 from .assign import bucketize
 from .checkers import check_bucketization
-from .ilp import TIME_LIMIT_MAX, optimal, optimal_two_size
+from .ilp import SOLVERS, TIME_LIMIT_MAX, OptimalResult, optimal, optimal_two_size
 from .multi_size import multi_size
 from .settings import BucketSetting, check_codes, check_max_size, prepare
 from .two_size import PRUNINGS, two_size
@@ -197,18 +197,46 @@ class OptimalBucketing(BucketingMechanism):
     Parameters
     ----------
     time_limit : float
-        CBC's time limit per solve, in seconds (> 0).
+        The solver's time limit per solve, in seconds (> 0).
+    solver : {"highs", "cbc"}
+        The MIP solver (`privlab.bucketization.ilp.SOLVERS`).
+    memo : callable, optional
+        ``memo(fn, *args, keep=...)`` -> ``fn(*args)``, memoised (e.g. the run context's
+        ``ctx.memo``): an instance solved once is not solved again, whichever experiment asks
+        (Figures 4 and 5 release the same settings). Only proven outcomes are kept.
     """
 
     time_limit: float = 60.0
+    solver: str = "highs"
+    memo: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
     time_once: ClassVar[bool] = True
+    two_sizes: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         check_real("time_limit", self.time_limit, low=0, low_open=True, high=TIME_LIMIT_MAX)
+        check_choice("solver", self.solver, SOLVERS)
+        if self.memo is not None and not callable(self.memo):
+            raise PrivlabError(f"memo must be a function or None, got {type(self.memo).__name__}")
+
+    def solve(self, counts: Any, F: Any, max_size: int) -> OptimalResult:
+        """The ILP's outcome for one table (through ``memo`` when given)."""
+        solve = optimal_two_size if self.two_sizes else optimal
+        args = (np.asarray(counts), np.asarray(F), max_size, self.time_limit, self.solver)
+        return solve_ilp(solve, *args) if self.memo is None else self.memo(solve_ilp, solve, *args, keep=proven)
 
     def search(self, counts: np.ndarray, F: np.ndarray, max_size: int) -> tuple[BucketSetting | None, str, str]:
-        res = optimal(counts, F, max_size, time_limit=self.time_limit)
+        res = self.solve(counts, F, max_size)
         return res.setting, res.status, res.message
+
+    def plan(self, counts: Any, F: Any, max_size: int) -> Plan:
+        """As `BucketingMechanism.plan`, with ``seconds`` the solve's own time (a memoised
+        outcome keeps the time its solve took)."""
+        max_size = check_max_size(max_size)
+        res = self.solve(counts, F, max_size)
+        s = res.setting
+        if s is None:
+            return Plan(res.status, None, None, 0, res.message, res.seconds)
+        return Plan(res.status, s, s.loss, len(s.sizes), str(s), res.seconds)
 
 
 @dataclass(frozen=True)
@@ -216,9 +244,18 @@ class OptimalTwoSizeBucketing(OptimalBucketing):
     """The optimal setting with at most two sizes by one ILP with size-choice binaries
     (`optimal_two_size`): Figure 7's "Optimal"."""
 
-    def search(self, counts: np.ndarray, F: np.ndarray, max_size: int) -> tuple[BucketSetting | None, str, str]:
-        res = optimal_two_size(counts, F, max_size, time_limit=self.time_limit)
-        return res.setting, res.status, res.message
+    two_sizes: ClassVar[bool] = True
+
+
+def solve_ilp(solve: Callable[..., OptimalResult], counts, F, max_size, time_limit, solver) -> OptimalResult:
+    """``solve(counts, F, max_size, time_limit=..., solver=...)``: one ILP instance, the unit a memo keeps."""
+    return solve(counts, F, max_size, time_limit=time_limit, solver=solver)
+
+
+def proven(result: OptimalResult) -> bool:
+    """Whether an ILP outcome is worth keeping: proved optimal or infeasible (a time-out or a
+    solver error depends on the machine and is tried again)."""
+    return result.status in ("optimal", "infeasible")
 
 
 ANATOMY_STATUS = {True: "l-diverse", False: "ineligible (sizes only, privacy ignored)"}

@@ -45,6 +45,11 @@ def pair_list(n: int, s1: int, s2: int) -> tuple[int, int, int, int, int] | None
     s2 = check_int("s2", s2, low=1, high=MAX_RECORDS)
     if s2 <= s1:
         raise PrivlabError(f"s2 must be larger than s1 = {s1}, got {s2}")
+    return _pair_list(n, s1, s2)
+
+
+def _pair_list(n: int, s1: int, s2: int) -> tuple[int, int, int, int, int] | None:
+    """`pair_list` of checked ints (the scan calls it for every size pair)."""
     g = gcd(s1, s2)
     if n % g:
         return None
@@ -132,7 +137,7 @@ def two_size_core(
     for s1 in range(smin, max_size + 1):
         c1 = c_all[:, s1 - smin]
         for s2 in range(s1 + 1, max_size + 1):
-            head = pair_list(n, s1, s2)
+            head = _pair_list(n, s1, s2)
             if head is None:
                 continue
             b1_0, b2_0, K, step1, step2 = head

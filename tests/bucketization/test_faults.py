@@ -1,7 +1,7 @@
 """Injected solver faults (issue 12): an ILP whose solver crashes, is missing or stops without
 an answer is recorded as status "solver error" (like "timed out"), never raised; the
 experiment goes on and the claims that need the missing values become info (no crash, no
-false disagree)."""
+false disagree). Both solvers (HiGHS, CBC) go through the same fault handling."""
 
 from __future__ import annotations
 
@@ -39,9 +39,14 @@ FAULTS = {
 }
 
 
+def _break(monkeypatch, fault):
+    """Every solver (HiGHS and CBC) replaced by ``fault``."""
+    monkeypatch.setattr(ilp, "_solver", lambda name, time_limit, start_vars=(): FAULTS[fault]())
+
+
 @pytest.fixture(params=sorted(FAULTS))
 def broken_solver(request, monkeypatch):
-    monkeypatch.setattr(ilp, "_cbc", lambda time_limit: FAULTS[request.param]())
+    _break(monkeypatch, request.param)
     return request.param
 
 
@@ -50,19 +55,31 @@ def _instance():
     return o, fprivacy(o / o.sum(), 4)
 
 
-def test_a_failing_solver_is_a_status_not_an_exception(broken_solver):
+@pytest.mark.parametrize("solver", ilp.SOLVERS)
+def test_a_failing_solver_is_a_status_not_an_exception(broken_solver, solver):
     o, F = _instance()
     for solve in (optimal, optimal_two_size):
-        res = solve(o, F, 20, time_limit=30)
+        res = solve(o, F, 20, time_limit=30, solver=solver)
         assert res.status == "solver error" and res.setting is None and res.loss is None
         assert res.message and "\n" not in res.message
-    plan = OptimalBucketing(time_limit=30).plan(o, F, 20)
+    plan = OptimalBucketing(time_limit=30, solver=solver).plan(o, F, 20)
     assert plan.status == "solver error" and plan.loss is None and plan.text == res.message
 
 
-def test_the_real_solver_still_solves():
+def test_missing_highs_is_a_solver_error_naming_the_package(monkeypatch):
+    monkeypatch.setattr(pulp.HiGHS, "available", lambda self: False)  # as when highspy cannot be imported
     o, F = _instance()
-    assert optimal(o, F, 20, time_limit=30).status == "optimal"
+    for solve in (optimal, optimal_two_size):
+        res = solve(o, F, 20, time_limit=30)
+        assert res.status == "solver error" and res.setting is None
+        assert "highspy" in res.message and "\n" not in res.message
+    assert optimal(o, F, 20, time_limit=30, solver="cbc").status == "optimal"  # CBC still selectable
+
+
+@pytest.mark.parametrize("solver", ilp.SOLVERS)
+def test_the_real_solvers_still_solve(solver):
+    o, F = _instance()
+    assert optimal(o, F, 20, time_limit=30, solver=solver).status == "optimal"
 
 
 def _run(exp_id, overrides, tmp_path):
@@ -73,7 +90,7 @@ def _run(exp_id, overrides, tmp_path):
 
 
 def test_fig4_and_fig5_record_the_status_and_leave_the_claims_undecided(monkeypatch, tmp_path):
-    monkeypatch.setattr(ilp, "_cbc", lambda time_limit: FAULTS["crash"]())
+    _break(monkeypatch, "crash")
     df, claims = _run("bucketization/fig4_mse", registry.get("bucketization/fig4_mse").smoke, tmp_path)
     ilp_rows = df[df.method == "Optimal"]
     assert (ilp_rows.status == "solver error").all() and ilp_rows.loss.isna().all()
@@ -88,7 +105,7 @@ def test_fig4_and_fig5_record_the_status_and_leave_the_claims_undecided(monkeypa
 
 
 def test_fig7_ilp_claims_are_undecided_not_false(monkeypatch, tmp_path):
-    monkeypatch.setattr(ilp, "_cbc", lambda time_limit: FAULTS["missing binary"]())
+    _break(monkeypatch, "missing binary")
     mechs = "mechanism=[two_size_none,two_size_loss,two_size_full,optimal_two_size]"
     df, claims = _run("bucketization/fig7a_runtime_n", ["ns=[3000,6000]", mechs], tmp_path)
     assert (df[df.method == "Optimal (two-size ILP)"].status == "solver error").all()

@@ -113,9 +113,9 @@ class _Counting(bk.TwoSizeBucketing):
 class _CountingILP(bk.OptimalTwoSizeBucketing):
     calls = 0
 
-    def search(self, counts, F, max_size):
+    def solve(self, counts, F, max_size):
         type(self).calls += 1
-        return bk.TwoSizeBucketing().search(counts, F, max_size)
+        return bk.OptimalResult("optimal", bk.two_size(counts, F, max_size), 0.5, self.time_limit)
 
 
 def test_timed_plan_repeats_but_solves_an_ilp_once():
@@ -131,7 +131,12 @@ def test_timed_plan_repeats_but_solves_an_ilp_once():
 
 @pytest.mark.parametrize(
     "cls, kw, word",
-    [(bk.TwoSizeBucketing, {"pruning": "some"}, "pruning"), (bk.OptimalBucketing, {"time_limit": 0}, "time_limit")],
+    [
+        (bk.TwoSizeBucketing, {"pruning": "some"}, "pruning"),
+        (bk.OptimalBucketing, {"time_limit": 0}, "time_limit"),
+        (bk.OptimalBucketing, {"solver": "gurobi"}, "solver must be one of highs, cbc"),
+        (bk.OptimalTwoSizeBucketing, {"memo": 3}, "memo must be a function"),
+    ],
 )
 def test_mechanism_parameters_are_validated(cls, kw, word):
     with pytest.raises(PrivlabError, match=word):

@@ -259,3 +259,23 @@ def test_killed_sweep_resumes(sweepy, tmp_path):
     assert rerun.stdout.count("skipped") >= len(done) and rerun.stdout.count("rows in") <= 30 - len(done)
     table = pd.concat(pd.read_csv(tmp_path / "s" / str(i) / "result.csv") for i in range(30))
     assert len(table) == sum(range(1, 31))
+
+
+@pytest.mark.slow  # ~60 s: a local Dask cluster and two sweeps through the command line
+def test_sweep_on_a_dask_cluster_gathers_byte_identical_tables(cli, tmp_path):
+    """The same sweep with every job's chunks on a Dask cluster (joblib_backend=dask) and serially:
+    the gathered table, its Parquet store and the claims across the sweep are byte-identical."""
+    distributed = pytest.importorskip("distributed")
+    sweep = ["lpb/fig2_4_noise_ratio", "n_queries=40", "seed=1,2,3", "--multirun"]
+    with (
+        distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as local,
+        distributed.Client(local),
+    ):
+        dask = ["n_jobs=2", "joblib_backend=dask", f"joblib_address={local.scheduler_address}"]
+        for name, extra in (("serial", ["n_jobs=1"]), ("dask", dask)):
+            done = cli("run", *sweep, *extra, f"hydra.sweep.dir={tmp_path / name}")
+            assert done.returncode == 0, done.stderr
+            report = cli("sweep-report", str(tmp_path / name))
+            assert report.returncode == 0, report.stderr
+    for name in ("sweep.csv", "sweep.parquet", "sweep_claims.csv"):
+        assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "serial" / name).read_bytes(), name

@@ -47,8 +47,9 @@ def test_gather_equals_the_concatenated_csvs(tmp_path):
     for num, (rho, kind) in enumerate([(0.3, "a"), (0.5, "a"), (0.7, "b")]):
         n = 3 + num
         table = pd.DataFrame({"x": np.arange(n), "y": rng.normal(size=n), "label": [f"r{i}" for i in range(n)]})
+        if num == 0:
+            table["y"] = np.arange(n)  # integers in the first job, floats in the others: floats
         if num == 2:
-            table["y"] = np.arange(n)  # integers in one job, floats in the others: floats
             table["extra"] = "only here"
         jobs.append((table, {"rho": rho, "kind": kind, "fixed": 1}))
         make_job(sweep, num, table, [f"rho={rho}", f"kind={kind}", "fixed=1"])

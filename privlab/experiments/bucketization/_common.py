@@ -3,6 +3,8 @@ mechanisms they compare, and the config blocks their claims read."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from privlab import bucketization as bk
 from privlab.datasets import is_synthetic
 from privlab.params import Bool, Int, List, MapOf, Optional, Real, Str
@@ -34,9 +36,14 @@ def tables_of(cfg, ctx) -> dict[str, bk.Table]:
     return {table: table_of(cfg, ctx, table) for table in cfg.tables}
 
 
-def mechanisms(cfg, ctx) -> dict[str, bk.BucketingMechanism]:
-    """The configured mechanisms, by the label the table prints."""
-    return {m.label: m.impl for m in ctx.mechanisms(cfg.mechanism, kind="bucketing").values()}
+def mechanisms(cfg, ctx, memo: bool = False) -> dict[str, bk.BucketingMechanism]:
+    """The configured mechanisms, by the label the table prints; with ``memo`` an ILP solves each
+    instance once on the run's cache (Figures 4 and 5 and their twins release the same settings;
+    Figure 7 times its solves and leaves it off)."""
+    impls = {m.label: m.impl for m in ctx.mechanisms(cfg.mechanism, kind="bucketing").values()}
+    if not memo:
+        return impls
+    return {k: replace(m, memo=ctx.memo) if isinstance(m, bk.OptimalBucketing) else m for k, m in impls.items()}
 
 
 def labels(cfg) -> dict[str, str]:

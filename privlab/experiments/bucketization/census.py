@@ -64,7 +64,7 @@ def fig3_l_vs_theta(cfg, ctx):
     smoke=("tables=[EDU]", "thetas=[4,32]", "timings=false"),  # EDU: a small ILP on CENSUS-like and ACS data
 )
 def fig4_mse(cfg, ctx):
-    grid = (tables_of(cfg, ctx), cfg.thetas, mechanisms(cfg, ctx), cfg.offset, cfg.max_size)
+    grid = (tables_of(cfg, ctx), cfg.thetas, mechanisms(cfg, ctx, memo=True), cfg.offset, cfg.max_size)
     return bk.mse_table(*grid, cfg.timings, seed_sequence=ctx.seed_sequence, map_fn=ctx.map)
 
 
@@ -72,7 +72,9 @@ def fig4_mse(cfg, ctx):
     artifact="Figure 5",
     summary="Mean relative error of count queries (pool of selectivity 1%) vs theta",
     keys=("table", "theta", "method"),
-    tolerances={"re": Tolerance(se="re_se", k=5)},
+    # the ILP may release another optimal setting (alternative optima, as in fig4_mse): the pool's
+    # RE on it moves within the pool's own sampling error
+    tolerances={"re": Tolerance(se="re_se", k=5), "re_se": Tolerance(rtol=0.2), "re_median": Tolerance(se="re_se", k=5)},
     figures={"fig5_re": figures.re_vs_theta},
     params={
         **GRID,
@@ -83,7 +85,7 @@ def fig4_mse(cfg, ctx):
     smoke=("tables=[EDU]", "thetas=[4]", "n_queries=200", "query_chunk=100"),
 )
 def fig5_re(cfg, ctx):
-    grid = (tables_of(cfg, ctx), cfg.thetas, mechanisms(cfg, ctx), cfg.offset, cfg.max_size)
+    grid = (tables_of(cfg, ctx), cfg.thetas, mechanisms(cfg, ctx, memo=True), cfg.offset, cfg.max_size)
     pool = (cfg.n_queries, cfg.selectivity, cfg.query_chunk)
     return bk.re_table(*grid, *pool, seed_sequence=ctx.seed_sequence, map_fn=ctx.map)
 
