@@ -76,11 +76,12 @@ def lambda_vs_rho1(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
 
 def _nr_spec(df: pd.DataFrame, panel_col: str, xcol: str, xaxis: Axis, title: str, sub_title: Any) -> FigureSpec:
     """Noise-ratio box plots, one panel per value of ``panel_col``, on one shared symmetric-log
-    scale whose linear part ends at a quarter of the smallest exact quartile: the medians (near 0)
+    scale whose linear part ends at a quarter of the smallest quartile: the medians (near 0)
     sit in the linear part, every box edge in the logarithmic part, so a box 100 times larger than
     another leaves the small one readable and the panels compare directly."""
     flat = _flat_stats(df)
-    smallest = float(np.abs(flat[["exact_q1", "exact_q3"]].to_numpy()).min())
+    quartiles = np.abs(flat[["exact_q1", "exact_q3", "mc_q1", "mc_q3"]].to_numpy(float))
+    smallest = float(quartiles[quartiles > 0].min())  # the simulated boxes too (a small sample's sit anywhere)
     lin = float(f"{smallest / 4:.1g}")
     sim = flat.assign(series=SIMULATED)
     exact = pd.concat([flat.assign(series=EXACT, q=flat.exact_q1), flat.assign(series=EXACT, q=flat.exact_q3)])
@@ -106,7 +107,7 @@ def _nr_spec(df: pd.DataFrame, panel_col: str, xcol: str, xaxis: Axis, title: st
             )
         )
     styles = style_map([SIMULATED, EXACT], fixed={EXACT: "red"}, markers={EXACT: "_"})
-    notes = (f"symmetric-log axis, linear within ±{lin:.1g} (a quarter of the smallest exact quartile)",)
+    notes = (f"symmetric-log axis, linear within ±{lin:.1g} (a quarter of the smallest quartile)",)
     return FigureSpec(title, tuple(panels), styles, ncols=len(panels), panel_size=(3.4, 3.8), notes=notes, sharey=True)
 
 

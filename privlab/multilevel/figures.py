@@ -12,7 +12,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..figures import Axis, FigureSpec, Interval, Layer, Panel, Reference, config_value, figure, style_map
+from ..figures import (
+    Axis,
+    FigureSpec,
+    Interval,
+    Layer,
+    Panel,
+    Reference,
+    config_value,
+    figure,
+    style_map,
+    wilson_bounds,
+)
 
 __all__ = ["priors", "collusion", "equivalence", "agreement", "independent", "overhead", "RESOLVED_TRIALS"]
 
@@ -115,7 +126,13 @@ def equivalence(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     formula (■) and the exact chain law; points on a log axis."""
     long = pd.concat(
         [
-            df.assign(series=MC6, prob=df.mc, successes=(df.mc * df.count_x).round(), n=df.count_x),
+            df.assign(
+                series=MC6,
+                prob=df.mc,
+                successes=(df.mc * df.count_x).round(),
+                n=df.count_x,
+                upper=wilson_bounds((df.mc * df.count_x).round(), df.count_x)[1],
+            ),
             df.assign(series=FORMULA, prob=df.uni_pert, successes=np.nan, n=np.nan),
             df.assign(series=CHAIN, prob=df.exact_chain, successes=np.nan, n=np.nan),
         ],
@@ -130,7 +147,16 @@ def equivalence(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     layers = (  # the Monte Carlo estimate last, on top of the two exact laws it is compared with
         Layer("prob", kind="points", only=(FORMULA,), markersize=3.5),
         Layer("prob", kind="points", only=(CHAIN,), markersize=9),
-        Layer("prob", kind="points", interval=WILSON, only=(MC6,), markersize=6.5, resolution=("n", RESOLVED_TRIALS)),
+        Layer(
+            "prob",
+            kind="points",
+            interval=WILSON,
+            only=(MC6,),
+            markersize=6.5,
+            resolution=("n", RESOLVED_TRIALS),
+            successes="successes",
+            upper="upper",
+        ),  # log axis: a y that no trial hit is its upper bound
     )
     panels = []
     for name in dict.fromkeys(df.distribution):
