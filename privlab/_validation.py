@@ -6,8 +6,6 @@ that bad input ends in one clear line naming the parameter and what is allowed.
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -25,49 +23,28 @@ def _fmt(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+# the one constraint vocabulary (it raises PrivlabError, defined above)
+from .constraints import Interval, Options  # noqa: E402
+
+
 def check_real(name: str, value, *, low=None, high=None, low_open=False, high_open=False) -> float:
     """Return ``value`` as a float after checking it is finite and in range.
 
-    ``low``/``high`` are bounds (``None`` = unbounded); ``*_open`` make them strict.
+    ``low``/``high`` are bounds (``None`` = unbounded); ``*_open`` make them strict
+    (`privlab.constraints.Interval`, the same check as a config's ``Real``).
     """
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise PrivlabError(f"{name} must be a real number, got {_fmt(value)}")
-    x = float(value)
-    if not math.isfinite(x):
-        raise PrivlabError(f"{name} must be finite, got {_fmt(value)}")
-    bad_low = low is not None and (x <= low if low_open else x < low)
-    bad_high = high is not None and (x >= high if high_open else x > high)
-    if bad_low or bad_high:
-        lo = "-inf" if low is None else f"{low:g}"
-        hi = "inf" if high is None else f"{high:g}"
-        interval = f"{'(' if low_open or low is None else '['}{lo}, {hi}{')' if high_open or high is None else ']'}"
-        raise PrivlabError(f"{name} must be in {interval}, got {_fmt(value)}")
-    return x
+    return Interval(float, low, high, low_open=low_open, high_open=high_open).check(name, value)
 
 
 def check_int(name: str, value, *, low=None, high=None) -> int:
-    """Return ``value`` as an int after checking it is an integer in [low, high]."""
-    if isinstance(value, bool):
-        raise PrivlabError(f"{name} must be an integer, got {_fmt(value)}")
-    if isinstance(value, (numbers.Integral, np.integer)):
-        k = int(value)
-    elif isinstance(value, (numbers.Real, np.floating)) and float(value).is_integer():
-        k = int(float(value))  # 1e10 from a YAML file is a float but means an integer
-    else:
-        raise PrivlabError(f"{name} must be an integer, got {_fmt(value)}")
-    if (low is not None and k < low) or (high is not None and k > high):
-        lo = "-inf" if low is None else f"{low}"
-        hi = "inf" if high is None else f"{high}"
-        raise PrivlabError(f"{name} must be an integer in [{lo}, {hi}], got {_fmt(value)}")
-    return k
+    """Return ``value`` as an int after checking it is an integer in [low, high]
+    (`privlab.constraints.Interval`, the same check as a config's ``Int``)."""
+    return Interval(int, low, high).check(name, value)
 
 
-def check_choice(name: str, value, allowed) -> str:
-    """Check ``value`` is one of ``allowed`` (a collection of strings)."""
-    allowed = list(allowed)
-    if value not in allowed:
-        raise PrivlabError(f"{name} must be one of {', '.join(map(str, allowed))}; got {_fmt(value)}")
-    return value
+def check_choice(name: str, value, allowed):
+    """Check ``value`` is one of ``allowed`` (`privlab.constraints.Options`, as a config's ``Choice``)."""
+    return Options(allowed).check(name, value)
 
 
 def check_array(name: str, values, *, ndim=1, dtype=float, min_size=1) -> np.ndarray:

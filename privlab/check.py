@@ -4,7 +4,10 @@ its committed reference) and ``privlab compare`` (two result directories).
 Columns are compared with the tolerances declared beside each experiment: deterministic
 columns exactly (to 1e-9 relative, which only absorbs CSV round-tripping), Monte Carlo
 columns within a multiple of their standard error or an absolute bound, wall-clock timings
-not at all. NaN compares equal only to NaN.
+not at all. NaN (an empty cell) compares equal only to NaN; +-inf (or an overflow such as 1e400)
+only to the same infinity in a column that allows it, and is drift anywhere else. A reference
+that cannot be read, or whose key columns are not finite and unique, is its experiment's row;
+the others are still checked.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import pandas as pd
 from ._validation import PrivlabError
 from .registry import Experiment, Tolerance
 
-STATUSES = ("same", "within tolerance", "drifted", "only in A", "only in B")
+STATUSES = ("same", "within tolerance", "drifted", "unreadable", "only in A", "only in B")
 
 
 @dataclass
@@ -70,19 +73,28 @@ def _align(exp: Experiment, new: pd.DataFrame, ref: pd.DataFrame):
 
 
 def _column_ratios(tol: Tolerance, a: pd.Series, b: pd.Series, ref: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: |new - ref| / allowed (0 where equal, inf where text differs or NaN meets a
-    number), and the allowed deviation."""
+    """Per row: |new - ref| / allowed (0 where equal, inf where text differs or a non-finite value
+    meets anything but itself), and the allowed deviation.
+
+    NaN (an empty cell) equals only NaN. +-inf (an overflow such as 1e400 reads as one) equals only
+    the same infinity, and only in a column whose tolerance allows it (``Tolerance(infinite=True)``);
+    anywhere else it is drift, whatever the other side. A non-finite standard error or reference
+    value allows no noise: it can never widen the tolerance."""
     if pd.api.types.is_numeric_dtype(a) and pd.api.types.is_numeric_dtype(b):
         x, y = a.to_numpy(float), b.to_numpy(float)
-        allowed = tol.atol + tol.rtol * np.abs(y)
-        if tol.se:
-            allowed = allowed + tol.k * np.abs(ref[tol.se].to_numpy(float))
-        allowed = np.where(np.isnan(allowed), tol.atol, allowed)  # a missing s.e. allows no noise
-        same = (x == y) | (np.isnan(x) & np.isnan(y))  # NaN equals only NaN
-        diff = np.where(same, 0.0, np.abs(x - y))
-        diff = np.where(np.isnan(diff), np.inf, diff)  # NaN against a number, either way round
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(diff == 0, 0.0, diff / np.maximum(allowed, 1e-300)), allowed
+        with np.errstate(over="ignore", invalid="ignore"):
+            allowed = tol.atol + tol.rtol * np.abs(y)
+            if tol.se:
+                allowed = allowed + tol.k * np.abs(ref[tol.se].to_numpy(float))
+        allowed = np.where(np.isfinite(allowed), allowed, tol.atol)
+        finite = np.isfinite(x) & np.isfinite(y)
+        same = (finite & (x == y)) | (np.isnan(x) & np.isnan(y))
+        if tol.infinite:
+            same |= np.isinf(x) & (x == y)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            diff = np.where(finite, np.abs(x - y), np.inf)  # x - y may overflow: inf, drift
+            ratio = np.where(same, 0.0, diff / np.maximum(allowed, 1e-300))
+        return np.where(np.isnan(ratio), np.inf, ratio), allowed
     same_text = ((a.astype(str) == b.astype(str)) | (a.isna() & b.isna())).to_numpy()
     return np.where(same_text, 0.0, np.inf), np.zeros(len(a))
 
@@ -112,7 +124,7 @@ def compare(exp: Experiment, new: pd.DataFrame, ref: pd.DataFrame, *, n_cells: i
             row = ", ".join(f"{k}={ref.at[i, k]!s}" for k in exp.keys) if exp.keys else f"row {i + 1}"
             shown = "exact" if np.isinf(ratio[i]) or allowed[i] == 0 else f"+-{allowed[i]:.3g} ({tol.describe()})"
             moved.append(Cell(row, col, new.at[i, col], ref.at[i, col], shown, float(ratio[i])))
-        col_worst = float(np.nanmax(ratio)) if ratio.size else 0.0
+        col_worst = float(np.max(ratio)) if ratio.size else 0.0
         if col_worst > worst:
             worst, worst_col = col_worst, col
     moved.sort(key=lambda c: -c.ratio)
@@ -145,6 +157,14 @@ def read_reference(exp: Experiment, path: Path) -> pd.DataFrame:
     missing = [k for k in exp.keys if k not in ref.columns]
     if missing:
         raise PrivlabError(f"reference {path} lacks the key column(s) {', '.join(missing)}")
+    for key in exp.keys:
+        column = ref[key]
+        bad = column.isna().to_numpy()
+        if pd.api.types.is_numeric_dtype(column):
+            bad = bad | ~np.isfinite(column.to_numpy(float))
+        if bad.any():
+            lines = (np.flatnonzero(bad)[:4] + 2).tolist()  # +2: header line, 1-based
+            raise PrivlabError(f"reference {path} has no finite value in key column {key} at lines {lines}")
     if exp.keys:
         dup = ref.duplicated(list(exp.keys), keep=False)
         if dup.any():
@@ -202,11 +222,14 @@ def _claims(run: Path) -> dict[str, str]:
     path = run / "claims.csv"
     if not path.is_file():
         return {}
-    frame = pd.read_csv(path, keep_default_na=False, dtype=str)
-    col = "verdict" if "verdict" in frame.columns else None
-    if col is None:
-        return {}
-    return dict(zip(frame["claim"], frame[col]))
+    try:
+        frame = pd.read_csv(path, keep_default_na=False, dtype=str)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, OSError, UnicodeDecodeError) as exc:
+        raise PrivlabError(f"{path} cannot be read as claims: {str(exc).strip().splitlines()[-1]}") from None
+    missing = [c for c in ("claim", "verdict") if c not in frame.columns]
+    if missing:
+        raise PrivlabError(f"{path} is not a claims table: it lacks the column(s) {', '.join(missing)}")
+    return dict(zip(frame["claim"], frame["verdict"]))
 
 
 def compare_dirs(a: Path, b: Path, experiments: list[Experiment]) -> list[Comparison]:
@@ -227,10 +250,14 @@ def compare_dirs(a: Path, b: Path, experiments: list[Experiment]) -> list[Compar
             out.append(Comparison(exp_id, "only in B"))
             continue
         exp = by_id[exp_id]
-        table_a = read_reference(exp, runs_a[exp_id] / "result.csv")
-        drift = compare(exp, read_reference(exp, runs_b[exp_id] / "result.csv"), table_a)
+        try:  # a table or claims file that cannot be read is this experiment's row
+            table_a = read_reference(exp, runs_a[exp_id] / "result.csv")
+            drift = compare(exp, read_reference(exp, runs_b[exp_id] / "result.csv"), table_a)
+            ca, cb = _claims(runs_a[exp_id]), _claims(runs_b[exp_id])
+        except PrivlabError as exc:
+            out.append(Comparison(exp_id, "unreadable", str(exc)))
+            continue
         status = "drifted" if drift.status != "ok" else "same" if drift.identical else "within tolerance"
-        ca, cb = _claims(runs_a[exp_id]), _claims(runs_b[exp_id])
         changes = [
             VerdictChange(c, ca.get(c, "(absent)"), cb.get(c, "(absent)"))
             for c in dict.fromkeys([*ca, *cb])
@@ -287,7 +314,10 @@ def run_check(ids: list[str], *, paper: str | None, profile: str, reference: str
                 target = runner.atomic_write_text(reference_path(exp, ref_dir), runner.table_to_csv(table))
                 status, detail = "updated", f"{len(table)} rows -> {target}"
             else:
-                drift = check_against_reference(exp, table, ref_dir)
+                try:
+                    drift = check_against_reference(exp, table, ref_dir)
+                except PrivlabError as exc:  # a broken reference is this experiment's row
+                    drift = Drift("error", str(exc), np.inf)
                 bad += drift.status != "ok"
                 status, detail = drift.status.upper(), drift.detail
             print(f"{exp.id:<{width}}  {status:<8}  {seconds:7.1f}  {detail}", flush=True)
@@ -327,7 +357,8 @@ def run_compare(a: str, b: str, *, paper: str | None, html: str | None) -> int:
     width = max(len(c.exp_id) for c in comparisons)
     print(f"{'experiment':<{width}}  {'status':<16}  detail")
     for c in comparisons:
-        print(f"{c.exp_id:<{width}}  {c.status:<16}  {c.detail if c.status == 'drifted' else ''}".rstrip())
+        detail = c.detail if c.status in ("drifted", "unreadable") else ""
+        print(f"{c.exp_id:<{width}}  {c.status:<16}  {detail}".rstrip())
         for cell in c.cells if c.status == "drifted" else []:
             print(f"    {cell.row}: {cell.column} A={cell.ref} B={cell.new} (allowed {cell.allowed})")
     verdicts = sorted(((c.exp_id, v) for c in comparisons for v in c.verdicts), key=lambda p: p[1].rank)
@@ -346,12 +377,16 @@ def run_compare(a: str, b: str, *, paper: str | None, html: str | None) -> int:
             "same": "same",
             "within tolerance": "within",
             "drifted": "drifted",
+            "unreadable": "drifted",
             "only in A": "only",
             "only in B": "only",
         }
         page = env.get_template("compare.html.j2").render(
             a=a, b=b, comparisons=comparisons, css=css, verdicts=verdicts, summary=summary
         )
-        print(f"wrote {runner.atomic_write_text(Path(html), page)}")
+        try:
+            print(f"wrote {runner.atomic_write_text(Path(html), page)}")
+        except OSError as exc:
+            raise PrivlabError(f"--html {html} cannot be written ({exc.strerror or exc})") from None
     differs = sum(c.status not in ("same", "within tolerance") for c in comparisons) + len(verdicts)
     return 1 if differs else 0

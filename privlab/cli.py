@@ -166,7 +166,11 @@ def main(argv: list[str] | None = None) -> int:
     # worker processes inherit the filter through the environment
     warnings.simplefilter("ignore", RuntimeWarning)
     os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"), "ignore::RuntimeWarning"]))
+    if not isinstance(sys.stdout, _GuardedOutput):
+        sys.stdout = _GuardedOutput(sys.stdout)
     try:
+        if argv[:1] != ["list"]:
+            _check_working_directory()
         parser = build_parser()
         if argv[:1] == ["run"] and len(argv) >= 2 and not argv[1].startswith("-"):
             return _dispatch(parser.parse_args(argv[:2]), argv[2:])  # the rest is Hydra's
@@ -178,6 +182,47 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into a reader that stopped (privlab list | head)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OutputLost as exc:  # stdout on a full disk or /dev/full: its buffer is dropped, one line on stderr
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        fail(f"cannot write to standard output ({exc})")
+
+
+class OutputLost(BaseException):
+    """Standard output refused a write (a full disk, /dev/full). A BaseException, so that no
+    ``except Exception`` on the way (Hydra's job runner, a fault handler) takes it for the job's fault."""
+
+
+class _GuardedOutput:
+    """``sys.stdout`` whose failed writes (other than a closed pipe) raise `OutputLost`."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputLost(exc.strerror or str(exc)) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputLost(exc.strerror or str(exc)) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def _check_working_directory() -> None:
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        raise PrivlabError("the working directory no longer exists (deleted?); cd into an existing directory") from None
 
 
 if __name__ == "__main__":

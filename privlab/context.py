@@ -293,7 +293,20 @@ class RunContext:
             self.log(f"cache hit: {name}")
         else:
             self.cache_misses += 1
-        return cached_fn(*args, **kwargs)
+        import warnings
+
+        from joblib._store_backends import CacheWarning
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", CacheWarning)
+            result = cached_fn(*args, **kwargs)
+        for w in caught:  # joblib could not store the result (a full disk): said in one line, no debris
+            if issubclass(w.category, CacheWarning):
+                _drop_partial_cache(self.cache_dir)
+                self.log(f"cache: {name} not stored ({str(w.message).rpartition('Exception: ')[2]}); going on")
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return result
 
     @property
     def memo(self) -> DiskMemo:
@@ -379,6 +392,19 @@ class DiskMemo:
             except OSError:  # not stored (a full disk, a read-only cache): the result stands
                 tmp.unlink(missing_ok=True)
         return result
+
+
+def _drop_partial_cache(cache_dir: Path) -> None:
+    """Remove the temporary files this process left in ``cache_dir`` when a write failed, and the
+    directories they leave empty."""
+    import re
+
+    partial = re.compile(rf"\.[0-9a-f]{{32}}-{os.getpid()}-\d+$")
+    for path in sorted(Path(cache_dir).rglob("*"), key=lambda p: -len(p.parts)):
+        if path.is_file() and partial.search(path.name):
+            path.unlink(missing_ok=True)
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
 
 
 class Checkpoint:

@@ -19,17 +19,16 @@ from typing import NoReturn
 
 from . import claims as claims_mod
 from . import multirun as multirun_mod
+from . import overrides as overrides_mod
 from . import registry, runner, store, sweeps
 from ._validation import PrivlabError
+from .params import Int
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """End the command: one line ``privlab: error: ...`` on stderr and exit status ``code``."""
     print(f"privlab: error: {message}", file=sys.stderr)
     sys.exit(code)
-
-
-MAX_PRECOMPOSE = 64
 
 
 def sweep_jobs(overrides: list[str]) -> list[list[str]]:
@@ -44,29 +43,50 @@ def sweep_jobs(overrides: list[str]) -> list[list[str]]:
     choices = []
     for ov in parsed:
         if ov.is_sweep_override():
-            values = list(ov.sweep_string_iterator())
-            if not values:
-                raise PrivlabError(f"the sweep over {ov.get_key_element()} is empty; give at least one value")
+            values = overrides_mod.sweep_values(ov)  # counted before listed; interval/glob: one line
             choices.append([f"{ov.get_key_element()}={v}" for v in values])
         else:
             choices.append([str(ov.input_line)])
+    overrides_mod.job_count(choices)
     return [list(c) for c in itertools.product(*choices)]
 
 
-def prevalidate(exp_id: str, overrides: list[str], multirun: bool) -> None:
-    """Compose the config of (a sample of) every job before any job starts."""
+def _one_line_hydra(task) -> None:
+    """Run a ``hydra.main`` task with Hydra's own errors (a launcher's setting, a run directory it cannot
+    make) raised rather than printed as Hydra's multi-line report, and said in one line."""
+    import os
+
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    os.environ["HYDRA_FULL_ERROR"] = "1"
+    try:
+        task()
+    except (HydraException, OmegaConfBaseException, OSError, ValueError) as exc:
+        raise PrivlabError(runner.hydra_error_line(exc)) from None
+
+
+def prevalidate(exp_id: str, overrides: list[str], multirun: bool, *, composed_later: bool = False) -> None:
+    """Compose the config of every job before any job starts (one Hydra composition per config-group
+    choice, `privlab.multirun.compose_jobs`); ``composed_later``: privlab's own launcher composes
+    every job itself before the first starts, so only the sweep's shape is checked here."""
     params = [o for o in overrides if not o.startswith(("hydra", "+hydra", "~hydra"))]
     for item in overrides:
         if item.startswith("hydra/launcher="):
             check_launcher(item.split("=", 1)[1])
     jobs = sweep_jobs(params) if multirun else [params]
-    if len(jobs) > MAX_PRECOMPOSE:  # first and last jobs carry every sweep's extreme values
-        jobs = jobs[: MAX_PRECOMPOSE // 2] + jobs[-MAX_PRECOMPOSE // 2 :]
-    for job in jobs:
-        runner.compose(exp_id, job)
+    if len(jobs) > 1 and not composed_later:  # every job, not a sample: one bad job refuses the sweep
+        multirun_mod.compose_jobs(exp_id, jobs)
+    elif not composed_later:
+        runner.compose(exp_id, jobs[0])
     hydra_part = [o for o in overrides if o.startswith(("hydra", "+hydra", "~hydra"))]
     if hydra_part:  # launcher settings and the like, checked with the first job
-        runner.compose(exp_id, jobs[0] + hydra_part, hydra_node=True)
+        from omegaconf import OmegaConf
+
+        full = runner.compose(exp_id, jobs[0] + hydra_part, hydra_node=True)
+        n_jobs = OmegaConf.select(full, "hydra.launcher.n_jobs", default=None)
+        if n_jobs is not None and multirun:
+            Int(nonzero=True).check("hydra.launcher.n_jobs", n_jobs)
 
 
 # launcher -> (plugin module, what to install)
@@ -210,14 +230,21 @@ def run(exp_id: str, hydra_args: list[str]) -> int:
             flags.append(a)
         else:
             overrides.append(a)
+    overrides = overrides_mod.normalize(overrides)  # plain paths quoted; key={} empties the mapping
+    overrides_mod.check_flags(flags)  # before Hydra's argparse prints its usage
+    if any(a in ("--cfg", "-c", "--info", "-i") for a in flags):
+        prevalidate(exp.id, overrides, multirun)  # a config that does not compose: one line, not Hydra's report
     extra, sweep_dir = [], None
     # --multirun without a Hydra launcher named: privlab's own (privlab.multirun), same directories
     own = multirun and multirun_mod.uses_own_launcher(overrides) and set(flags) <= {"--multirun", "-m"}
     if not any(a in ("--cfg", "-c", "--help", "-h", "--info") for a in hydra_args):
-        prevalidate(exp.id, overrides, multirun)
+        prevalidate(exp.id, overrides, multirun, composed_later=own)
         given_results = override_value(overrides, "results_dir")
         results_dir = Path(given_results) if given_results else runner.default_results_dir()
         store.probe_writable(results_dir, "results_dir")
+        run_dir = override_value(overrides, "hydra.run.dir")
+        if run_dir and not multirun:
+            store.probe_writable(Path(run_dir), "hydra.run.dir")
         if multirun:
             given = override_value(overrides, "hydra.sweep.dir")
             params = [o for o in overrides if not o.startswith(("hydra", "+hydra", "~hydra"))]
@@ -231,7 +258,7 @@ def run(exp_id: str, hydra_args: list[str]) -> int:
     if sweep_dir is None or not own:
         sys.argv = ["privlab run", f"experiment={exp.id}", *runner.searchpath_override(), *extra, *overrides, *flags]
         task = hydra.main(config_path=str(runner.conf_dir()), config_name="config", version_base="1.3")(_hydra_task)
-        task()
+        _one_line_hydra(task)
     if sweep_dir is not None and (sweep_dir / FAILED_MARKERS).is_dir():
         failed = sorted((sweep_dir / FAILED_MARKERS).iterdir(), key=lambda p: int(p.name))
         fail(

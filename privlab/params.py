@@ -15,20 +15,21 @@ privlab._validation.PrivlabError: rho2 must be in (0, 1), got 1.5
 
 from __future__ import annotations
 
-import math
-import numbers
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
 from ._validation import PrivlabError, _fmt
+from .constraints import Constraint, Interval, Options
 
 __all__ = ["Spec", "Int", "Real", "Bool", "Str", "Choice", "List", "Optional", "Free", "MapOf", "validate"]
 
 
 class Spec:
-    """One parameter's contract. ``check(name, value)`` returns the value or raises PrivlabError."""
+    """One parameter's contract. ``check(name, value)`` returns the value or raises PrivlabError;
+    ``invalid()``/``valid()`` give the values it refuses and those just inside it (the bad-input
+    suite's cases, derived from the same declaration)."""
 
     def check(self, name: str, value: Any) -> Any:
         raise NotImplementedError
@@ -36,70 +37,55 @@ class Spec:
     def allowed(self) -> str:
         raise NotImplementedError
 
+    def invalid(self) -> Iterator[tuple[str, Any]]:
+        return iter(())
 
-class Int(Spec):
+    def valid(self) -> Iterator[tuple[str, Any]]:
+        return iter(())
+
+
+class _Constrained(Spec):
+    """A parameter checked by one `privlab.constraints.Constraint` (the library's checks use the same)."""
+
+    constraint: Constraint
+
+    def allowed(self) -> str:
+        return self.constraint.describe()
+
+    def check(self, name: str, value: Any) -> Any:
+        return self.constraint.check(name, value)
+
+    def invalid(self) -> Iterator[tuple[str, Any]]:
+        return self.constraint.invalid()
+
+    def valid(self) -> Iterator[tuple[str, Any]]:
+        return self.constraint.valid()
+
+
+class Int(_Constrained):
     """An integer in ``[low, high]`` (a YAML float such as 1e10 counts when integral).
 
     ``limit`` says why ``high`` is what it is when it is a resource limit
     (e.g. "points held in memory"), and appears in the message.
     """
 
+    constraint: Interval
+
     def __init__(
         self, low: int | None = None, high: int | None = None, *, limit: str = "", nonzero: bool = False
     ) -> None:
-        self.low, self.high, self.limit, self.nonzero = low, high, limit, nonzero
-
-    def allowed(self) -> str:
-        lo = "-inf" if self.low is None else f"{self.low:,}"
-        hi = "inf" if self.high is None else f"{self.high:,}"
-        return f"an integer in [{lo}, {hi}]" + (" other than 0" if self.nonzero else "")
-
-    def check(self, name: str, value: Any) -> int:
-        if isinstance(value, bool):
-            raise PrivlabError(f"{name} must be {self.allowed()}, got {_fmt(value)}")
-        if isinstance(value, (numbers.Integral, np.integer)):
-            k = int(value)
-        elif isinstance(value, (numbers.Real, np.floating)) and math.isfinite(value) and float(value).is_integer():
-            k = int(float(value))
-        else:
-            raise PrivlabError(f"{name} must be {self.allowed()}, got {_fmt(value)}")
-        if self.high is not None and k > self.high and self.limit:
-            raise PrivlabError(f"{name} must be at most {self.high:,} ({self.limit}), got {_fmt(value)}")
-        if (
-            (self.low is not None and k < self.low)
-            or (self.high is not None and k > self.high)
-            or (self.nonzero and k == 0)
-        ):
-            raise PrivlabError(f"{name} must be {self.allowed()}, got {_fmt(value)}")
-        return k
+        self.constraint = Interval(int, low, high, limit=limit, nonzero=nonzero)
 
 
-class Real(Spec):
+class Real(_Constrained):
     """A finite real number in a closed, open or half-open interval."""
+
+    constraint: Interval
 
     def __init__(
         self, low: float | None = None, high: float | None = None, *, low_open: bool = False, high_open: bool = False
     ) -> None:
-        self.low, self.high, self.low_open, self.high_open = low, high, low_open, high_open
-
-    def allowed(self) -> str:
-        lo = "-inf" if self.low is None else f"{self.low:g}"
-        hi = "inf" if self.high is None else f"{self.high:g}"
-        left = "(" if self.low_open or self.low is None else "["
-        right = ")" if self.high_open or self.high is None else "]"
-        return f"in {left}{lo}, {hi}{right}"
-
-    def check(self, name: str, value: Any) -> float:
-        if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-            raise PrivlabError(f"{name} must be a real number {self.allowed()}, got {_fmt(value)}")
-        x = float(value)
-        if not math.isfinite(x):
-            raise PrivlabError(f"{name} must be a finite number {self.allowed()}, got {_fmt(value)}")
-        bad_low = self.low is not None and (x <= self.low if self.low_open else x < self.low)
-        bad_high = self.high is not None and (x >= self.high if self.high_open else x > self.high)
-        if bad_low or bad_high:
-            raise PrivlabError(f"{name} must be {self.allowed()}, got {_fmt(value)}")
-        return x
+        self.constraint = Interval(float, low, high, low_open=low_open, high_open=high_open)
 
 
 class Bool(Spec):
@@ -110,6 +96,9 @@ class Bool(Spec):
         if not isinstance(value, (bool, np.bool_)):
             raise PrivlabError(f"{name} must be true or false, got {_fmt(value)}")
         return bool(value)
+
+    def invalid(self) -> Iterator[tuple[str, Any]]:
+        yield "not a bool", "maybe"
 
 
 class Str(Spec):
@@ -127,19 +116,17 @@ class Str(Spec):
         return value
 
 
-class Choice(Spec):
+class Choice(_Constrained):
     """One of a fixed set of values (strings, numbers)."""
 
+    constraint: Options
+
     def __init__(self, *values: Any) -> None:
-        self.values = values
+        self.constraint = Options(values)
 
-    def allowed(self) -> str:
-        return "one of " + ", ".join(map(str, self.values))
-
-    def check(self, name: str, value: Any) -> Any:
-        if isinstance(value, bool) or value not in self.values:
-            raise PrivlabError(f"{name} must be {self.allowed()}; got {_fmt(value)}")
-        return value
+    @property
+    def values(self) -> tuple[Any, ...]:
+        return self.constraint.values
 
 
 class List(Spec):
@@ -166,6 +153,14 @@ class List(Spec):
             raise PrivlabError(f"{name} must not repeat an element, got {_fmt(items)}")
         return out
 
+    def invalid(self) -> Iterator[tuple[str, Any]]:
+        yield "a word", "abc"
+        if self.min_len >= 1:
+            yield "an empty list", []
+        inner = next(iter(self.of.invalid()), None) if isinstance(self.of, Spec) else None
+        if inner is not None and not isinstance(inner[1], list):
+            yield "a bad element", [inner[1]]
+
 
 class Optional(Spec):
     """``None`` (null in YAML; its meaning documented beside the key) or a value meeting ``of``."""
@@ -178,6 +173,12 @@ class Optional(Spec):
 
     def check(self, name: str, value: Any) -> Any:
         return None if value is None else self.of.check(name, value)
+
+    def invalid(self) -> Iterator[tuple[str, Any]]:
+        return ((what, v) for what, v in self.of.invalid() if v is not None)
+
+    def valid(self) -> Iterator[tuple[str, Any]]:
+        return self.of.valid()
 
 
 class Free(Spec):

@@ -23,7 +23,8 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
-from . import params, registry, store
+from . import overrides as overrides_mod
+from . import params, registry, relations, store
 from ._validation import PrivlabError
 from .context import RunContext
 
@@ -87,8 +88,16 @@ register_resolvers()
 
 def hydra_error_line(exc: BaseException, exp_id: str | None = None) -> str:
     """Turn a Hydra/OmegaConf composition error into one line for the user."""
+    import re
+
     text = str(exc).strip()
     first = text.splitlines()[0] if text else type(exc).__name__
+    node = re.search(r"full_key: (\S+)", text)  # OmegaConf names the node (an interpolation's key)
+    if node and node.group(1) not in first and "Could not override" not in text:
+        first = f"{node.group(1)}: {first}"
+    if "Could not delete" in text:
+        key_name = first.split("'")[1] if "'" in first else first
+        return f"unknown parameter {key_name!r}" + (f" of {exp_id}" if exp_id else "")
     if "Could not override" in text or "not in struct" in text:
         key = first.split("'")[1] if "'" in first else first
         where = f" of {exp_id}" if exp_id else ""
@@ -100,7 +109,7 @@ def hydra_error_line(exc: BaseException, exp_id: str | None = None) -> str:
 
 def quote_override_value(value: str) -> str:
     """``value`` as a quoted string of Hydra's override grammar (any path: spaces, non-ASCII, quotes)."""
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return overrides_mod.quote(value)
 
 
 def searchpath_override() -> list[str]:
@@ -151,7 +160,8 @@ def validate_config(exp: registry.Experiment, cfg: DictConfig | dict) -> None:
         schema["printed"] = params.Free()
     if not exp.params:  # an experiment that declares nothing gets its keys' presence only
         schema.update({k: params.Free() for k in data if k not in schema})
-    params.validate(schema, data, where=f" of {exp.id}")
+    checked = params.validate(schema, data, where=f" of {exp.id}")
+    relations.check_relations(exp.relations, checked, where=f" of {exp.id}")
     if data["id"] != exp.id:
         raise PrivlabError(f"id is fixed by the experiment's config path ({exp.id}); it cannot be overridden")
     if isinstance(data.get("dataset"), dict):
@@ -181,6 +191,7 @@ def compose(exp_id: str, overrides=(), profile: str | None = None, *, hydra_node
     for item in overrides:
         if not item.partition("=")[0].lstrip("+~"):
             raise PrivlabError(f"override {item!r} names no parameter; write NAME=VALUE (e.g. rho2=0.3)")
+    overrides = overrides_mod.normalize(overrides)  # plain values quoted; key={} empties the mapping
     overrides = [f"experiment={exp_id}", *searchpath_override(), *overrides]
     if profile is not None:
         if profile not in PROFILES:
@@ -303,8 +314,12 @@ def atomic_write_text(path: Path, text: str) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # a full disk leaves no half-written file
+        raise
     return path
 
 
@@ -480,8 +495,13 @@ def traceback_text(exp: registry.Experiment, exc: BaseException) -> str:
 
 
 def record_error(results_dir: Path, exp: registry.Experiment, exc: BaseException) -> Path:
-    """Write the traceback of ``exp``'s failure beside the report (results/errors/<paper>/<name>.log)."""
-    return atomic_write_text(error_log(results_dir, exp), traceback_text(exp, exc))
+    """Write the traceback of ``exp``'s failure beside the report (results/errors/<paper>/<name>.log);
+    where even that cannot be written (a full disk), the failure is one line saying so."""
+    try:
+        return atomic_write_text(error_log(results_dir, exp), traceback_text(exp, exc))
+    except OSError as err:
+        why = f"{exp.id}: {error_line(exc)}; its traceback cannot be written either ({err.strerror or err})"
+        raise PrivlabError(why) from None
 
 
 def clear_error(results_dir: Path, exp: registry.Experiment) -> None:

@@ -15,6 +15,7 @@ Readers never infer completeness from a file's existence: `verify` checks the ma
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -28,6 +29,7 @@ from pathlib import Path
 from ._validation import PrivlabError
 
 MANIFEST = "manifest.json"
+_NO_ROOM = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)  # a write the file system refuses, whoever asks
 _STAGING = re.compile(r"^\.(?P<name>.+)\.(?:staging|v|link)-(?P<pid>\d+)(?:-\d+)?$")
 
 
@@ -69,8 +71,14 @@ def writable_dir(path: Path, what: str) -> Path:
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as exc:
-        raise PrivlabError(f"{what} {path} is not a writable directory ({exc.strerror or exc})") from None
+        raise PrivlabError(f"{what} {_short(path)} is not a writable directory ({exc.strerror or exc})") from None
     return path
+
+
+def _short(path: Path) -> str:
+    """A path as messages show it: at most 120 characters (its start and its end)."""
+    text = str(path)
+    return text if len(text) <= 120 else f"{text[:60]}...{text[-57:]}"
 
 
 def probe_writable(path: Path, what: str) -> None:
@@ -79,9 +87,12 @@ def probe_writable(path: Path, what: str) -> None:
     path = Path(path)
     created = []
     p = path
-    while not p.exists() and p != p.parent:
-        created.append(p)
-        p = p.parent
+    try:
+        while not p.exists() and p != p.parent:
+            created.append(p)
+            p = p.parent
+    except OSError as exc:  # a name longer than the file system allows, a loop of links
+        raise PrivlabError(f"{what} {_short(path)} is not a usable directory ({exc.strerror or exc})") from None
     try:
         writable_dir(path, what)
     finally:
@@ -145,8 +156,10 @@ def write_result(target: Path, fill: Callable[[Path], None], *, rows: int | None
             version = parent / f".{target.name}.v-{stamp}"
             os.rename(staging, version)
             _switch(target, version)
-        except BaseException:
+        except BaseException as exc:
             shutil.rmtree(staging, ignore_errors=True)
+            if isinstance(exc, OSError) and exc.errno in _NO_ROOM:  # the disk, not the experiment
+                raise PrivlabError(f"the result {_short(target)} cannot be written ({exc.strerror})") from None
             raise
         _clean_stale(target)
     return target

@@ -2,7 +2,9 @@
 
 For every declared parameter of every registered experiment the spec yields bad values (a
 wrong type, each bound just outside, huge, NaN/inf, an empty list, a bad list element, an
-unknown choice) and good ones (each bound just inside). A bad value must be refused at
+unknown choice: `Spec.invalid`, from the same `privlab.constraints` declaration that checks
+them) and good ones (each bound just inside: `Spec.valid`); every relation between parameters
+(`privlab.relations`) yields settings that break it, each value allowed on its own. A bad value must be refused at
 compose time with one line naming the parameter; a good one must compose. A sample also goes
 through the command line: one line ``privlab: error: ...``, exit 2, nothing written.
 """
@@ -17,13 +19,17 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from omegaconf import OmegaConf
 
 from privlab import PrivlabError, params, registry, runner
+from privlab.constraints import Constraint
+from privlab.relations import Cost
 
-GLOBALS = {"seed": params.Int(0, 2**63 - 1), "cache": params.Bool(), "profile": params.Choice(*runner.PROFILES)}
+GLOBALS = {k: v for k, v in runner.global_schema().items() if k in ("seed", "cache", "profile")}
 
 
 def _fmt(value) -> str:
+    """``value`` in Hydra's override grammar."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
@@ -32,52 +38,11 @@ def _fmt(value) -> str:
         )
     if isinstance(value, list):
         return "[" + ",".join(_fmt(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_fmt(v)}" for k, v in value.items()) + "}"
+    if value is None:
+        return "null"
     return str(value)
-
-
-def _bad(spec) -> Iterator[tuple[str, object]]:
-    """(what, value) pairs the spec must refuse."""
-    if isinstance(spec, params.Int):
-        yield "a word", "abc"
-        yield "a fraction", 2.5
-        yield "NaN", math.nan
-        if spec.low is not None:
-            yield "just below", spec.low - 1
-        if spec.high is not None:
-            yield "just above", spec.high + 1
-            yield "huge", 10**30
-    elif isinstance(spec, params.Real):
-        yield "a word", "abc"
-        yield "NaN", math.nan
-        yield "inf", math.inf
-        if spec.low is not None:
-            yield "at or below the bound", spec.low if spec.low_open else spec.low - 1
-        if spec.high is not None:
-            yield "at or above the bound", spec.high if spec.high_open else spec.high + 1
-    elif isinstance(spec, params.Choice):
-        yield "an unknown choice", "no_such_choice"
-    elif isinstance(spec, params.Bool):
-        yield "not a bool", "maybe"
-    elif isinstance(spec, params.List):
-        yield "a word", "abc"
-        if spec.min_len >= 1:
-            yield "an empty list", []
-        inner = next((v for _, v in _bad(spec.of)), None) if isinstance(spec.of, params.Spec) else None
-        if inner is not None and not isinstance(inner, list):
-            yield "a bad element", [inner]
-    elif isinstance(spec, params.Optional):
-        yield from ((w, v) for w, v in _bad(spec.of) if v is not None)
-
-
-def _good(spec) -> Iterator[tuple[str, object]]:
-    """(what, value) pairs just inside the spec's bounds."""
-    if isinstance(spec, params.Int):
-        for bound in (spec.low, spec.high):
-            if bound is not None and not (spec.nonzero and bound == 0) and abs(bound) < 10**7:
-                yield f"the bound {bound}", bound
-    elif isinstance(spec, params.Real):
-        if spec.low is not None and not spec.low_open:
-            yield f"the bound {spec.low:g}", float(spec.low)
 
 
 def _cases(schema: Mapping, prefix: str = "") -> Iterator[tuple[str, object]]:
@@ -91,8 +56,8 @@ def _cases(schema: Mapping, prefix: str = "") -> Iterator[tuple[str, object]]:
 
 
 def _signature(spec) -> str:
-    """The declaration's content (type and fields, nested specs included), not its identity."""
-    if isinstance(spec, params.Spec):
+    """The declaration's content (type and fields, nested specs and constraints included), not its identity."""
+    if isinstance(spec, (params.Spec, Constraint)):
         fields = ", ".join(f"{k}={_signature(v)}" for k, v in sorted(vars(spec).items()))
         return f"{type(spec).__name__}({fields})"
     return repr(spec)
@@ -110,7 +75,7 @@ def _table(slow: bool):
             first = key not in seen
             seen.add(key)
             shared = exp.twin_of is not None or not first
-            for i, (what, value) in enumerate(_bad(spec)):
+            for i, (what, value) in enumerate(spec.invalid()):
                 if slow == (i > 0 or shared):
                     rows.append(pytest.param(exp.id, name, value, id=f"{exp.id}:{name}={what}"))
     return rows
@@ -140,11 +105,52 @@ def test_every_bad_value_refused(exp_id, name, value):
 def test_values_just_inside_compose(exp_id):
     exp = registry.get(exp_id)
     for name, spec in _cases(exp.params):
-        for what, value in _good(spec):
+        for what, value in spec.valid():
             try:
                 runner.compose(exp_id, [f"{name}={_fmt(value)}"])
             except PrivlabError as exc:  # a cross-parameter constraint may still refuse it: then say which
                 assert name.split(".")[-1] not in str(exc) or "must" in str(exc), f"{name}={what}: {exc}"
+
+
+def _relation_table(slow: bool):
+    """One case per relation of every experiment: twins share their original's (slow tier)."""
+    return [
+        pytest.param(exp.id, i, id=f"{exp.id}:{relation.describe()[:60]}")
+        for exp in registry.all_experiments()
+        for i, relation in enumerate(exp.relations)
+        if slow == (exp.twin_of is not None)
+    ]
+
+
+def _violations_refused(exp_id: str, index: int) -> int:
+    """Every setting the relation derives as breaking it is refused at compose time in one line
+    naming one of its parameters; returns how many there were."""
+    exp = registry.get(exp_id)
+    relation = exp.relations[index]
+    config = OmegaConf.to_container(runner.compose(exp_id), resolve=True)
+    cases = list(relation.violations(config, exp.params))
+    for what, change in cases:
+        overrides = [f"{name}={_fmt(value)}" for name, value in change.items()]
+        with pytest.raises(PrivlabError) as err:
+            runner.compose(exp_id, overrides)
+        text = str(err.value)
+        named = [n.split(".")[-1].split("[")[0] for n in relation.names()]
+        assert "\n" not in text and any(n in text for n in named), f"{what} {overrides}: {text}"
+    return len(cases)
+
+
+@pytest.mark.parametrize("exp_id, index", _relation_table(slow=False))
+def test_relation_violations_refused(exp_id, index):
+    relation = registry.get(exp_id).relations[index]
+    n = _violations_refused(exp_id, index)
+    # a resource bound may be out of reach of every single value on a large machine; the rest must be broken
+    assert n > 0 or isinstance(relation, Cost), f"{relation.describe()} derives no violation"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("exp_id, index", _relation_table(slow=True))
+def test_twin_relation_violations_refused(exp_id, index):
+    _violations_refused(exp_id, index)
 
 
 def test_every_int_has_a_resource_limit():
@@ -152,7 +158,7 @@ def test_every_int_has_a_resource_limit():
         f"{e.id}:{name}"
         for e in registry.all_experiments()
         for name, spec in _cases(e.params)
-        if isinstance(spec, params.Int) and spec.high is None
+        if isinstance(spec, params.Int) and spec.constraint.high is None
     ]
     assert loose == [], "declare the largest value each integer may take (high=..., limit=...)"
 

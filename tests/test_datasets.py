@@ -310,7 +310,7 @@ def test_census_n_out_of_range(n):
 def test_census_n_message():
     with pytest.raises(PrivlabError) as info:
         ds.load("census", n=0)
-    assert str(info.value) == "n must be an integer in [1, 500000], got 0"
+    assert str(info.value) == "n must be an integer in [1, 500,000], got 0"
 
 
 CENSUS_HEADER = "age,gender,education,marital,race,workclass,country,occupation"
@@ -411,7 +411,7 @@ def test_pums_any_n_and_seed_gives_valid_domains(n, seed):
 
 @pytest.mark.parametrize("n", [0, 1_000_001])
 def test_pums_n_out_of_range(n):
-    with pytest.raises(PrivlabError, match=r"n must be an integer in \[1, 1000000\]"):
+    with pytest.raises(PrivlabError, match=r"n must be an integer in \[1, 1,000,000\]"):
         ds.load("pums", n=n)
 
 

@@ -159,7 +159,7 @@ def test_non_integer_codes_are_named_as_such(codes):
 @given(st.integers(bk.MAX_SIZE + 1, 10**30))
 def test_any_max_size_beyond_the_limit_is_refused_at_once(max_size):
     for fn in (bk.two_size, bk.multi_size, bk.optimal, bk.optimal_two_size):
-        with pytest.raises(PrivlabError, match=rf"^max_size must be an integer in \[1, {bk.MAX_SIZE}\]"):
+        with pytest.raises(PrivlabError, match=rf"^max_size must be an integer in \[1, {bk.MAX_SIZE:,}\]"):
             fn(O, F, max_size)
 
 

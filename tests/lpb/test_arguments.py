@@ -69,12 +69,12 @@ CASES = [
     (lambda: lpb.breach_simulation(U, K, 0.2, 0.5, "flat", 1.0, 10, 10, 0), "prior must be one of"),
     # calibration
     (lambda: lpb.amplification_bound(0.5, 0.5), "rho1 must be smaller than rho2"),
-    (lambda: lpb.lpb_epsilon(np.nan, 0.5), "rho1 must be finite"),
+    (lambda: lpb.lpb_epsilon(np.nan, 0.5), "rho1 must be a finite number"),
     (lambda: lpb.laplace_scale("1", 0.1, 0.5), "delta must be a real number"),
     (lambda: lpb.differential_identifiability_scale(1.0, 1, 0.5), "universe_size must be an integer in"),
     (lambda: lpb.LPBCalibration().calibrate(1.0, 0, 0.1, 0.5), "universe_size must be an integer in"),
     (lambda: lpb.EpsilonDP(eps=1.0).calibrate(-1.0, 10, 0.1, 0.5), "delta must be in"),
-    (lambda: lpb.EpsilonDP(eps=np.inf), "eps must be finite"),
+    (lambda: lpb.EpsilonDP(eps=np.inf), "eps must be a finite number"),
     # examples
     (lambda: lpb.worked_example(U, K, "5.041", 2.0), "response must be a real number"),
     (lambda: lpb.worked_example(U, K, 5.041, 0), "epsilon must be in"),

@@ -7,6 +7,7 @@ from privlab import bucketization as bk
 from privlab.bucketization import figures, verdicts
 from privlab.params import Choice, Int, List, MapOf, Real, Str
 from privlab.registry import experiment
+from privlab.relations import Each, Ordered
 
 TARGET = {"target": MapOf(Str())}  # the adversary's target, by its QI values
 INSTANCE = {  # a worked example's table (per-value counts and F) and its bucket setting
@@ -45,6 +46,7 @@ def table2_example35(cfg, ctx):
         "ranges": List(List(Int(1, 300), min_len=2, max_len=2)),
         "search_high": Int(2, 300, limit="size pairs enumerated per n"),
     },
+    relations=(Each("ranges", Ordered("[0]", "[1]", strict=False)),),
     smoke=("ns=[100000,300000]", "search_high=20"),
 )
 def remark312_count(cfg, ctx):
@@ -67,6 +69,7 @@ def example420_partition(cfg, ctx):
     summary="The list L of feasible (b1, b2) of a size pair, from its closed form and by enumeration",
     keys=("k",),
     params={"n": Int(1, 10**6, limit="pairs listed"), "sizes": List(Int(1, 1000), min_len=2, max_len=2)},
+    relations=(Ordered("sizes[0]", "sizes[1]"),),
 )
 def example523_pair_list(cfg, ctx):
     return bk.pair_list_table(cfg.n, *cfg.sizes)

@@ -6,6 +6,7 @@ from privlab.cae import derivations as dv
 from privlab.cae import examples, figures, verdicts
 from privlab.params import Int, List, MapOf, Real, Str
 from privlab.registry import experiment
+from privlab.relations import Ordered
 
 from .sdc import POS
 
@@ -65,6 +66,7 @@ table1_fig1.judged_by(verdicts.table1_fig1, limits="claims")
             "M_values": List(Int(0, 200, limit="enumerated noise outcomes")),
         },
     },
+    relations=(Ordered("salary_domain.low", "salary_domain.high", strict=False),),
     smoke=("grids.instances=3",),
 )
 def formulas(cfg, ctx):

@@ -10,6 +10,7 @@ from privlab import isolation as iso
 from privlab.isolation import derivations, figures, verdicts
 from privlab.params import Choice, Int, List, Optional, Real, Str
 from privlab.registry import Tolerance, experiment
+from privlab.relations import Ordered
 
 N = Int(2, 10**6, limit="points of RDB held in memory")
 M = Int(1, 10**6, limit="adversary outputs held in memory")
@@ -52,6 +53,7 @@ def _sanitizers(cfg, ctx) -> list[tuple[str, iso.Sanitizer]]:
             "noise_z_max": POS,
         },
     },
+    relations=(Ordered("T", "n", strict=False),),
     smoke=("dims=[2,4]", "n=400", "m=40", "m_any=40"),
 )
 def isolation_vs_d(cfg, ctx):
@@ -71,6 +73,7 @@ isolation_vs_d.judged_by(verdicts.isolation_vs_d, limits="claims", c="c")
     tolerances=RATE_TOL,
     figures={"isolation_vs_c_T": figures.isolation_vs_c_T},
     params={"d": DIM, "n": N, "cs": List(C), "Ts": List(T_), "m": M, "talk_c": C, "claims": {"rate_slack": Real(0)}},
+    relations=(Ordered("Ts", "n", strict=False),),
     smoke=("n=400", "m=40", "Ts=[1,5]", "cs=[1,4]"),
 )
 def isolation_vs_c_T(cfg, ctx):
@@ -95,6 +98,7 @@ isolation_vs_c_T.judged_by(verdicts.isolation_vs_c_T, limits="claims", talk_c="t
         "stretches": List(POS),
         "claims": {"negligible": PROB},
     },
+    relations=(Ordered("T", "n", strict=False),),
     smoke=("n=400", "m=40", "d=3", "stretches=[1,1000]"),
 )
 def bad_sanitizer(cfg, ctx):
@@ -165,6 +169,7 @@ real_data.twin(
         "box_dims": Int(1, 1000, limit="attributes a box restricts, at most the coordinates"),
         "claims": {"mean_tolerance": POS, "kmeans_tolerance": Real(1), "box_tolerance": POS, "noise_ratio_max": POS},
     },
+    relations=(Ordered("T", "n", strict=False), Ordered("box_dims", "dims", strict=False)),
     smoke=("dims=[2,3]", "n=300", "n_init=1", "n_boxes=20"),
 )
 def utility(cfg, ctx):
@@ -189,6 +194,7 @@ utility.judged_by(verdicts.utility, limits="claims")
         "t_radius": {"T": Int(1, 100), "n": Int(2, 500, limit="an n x n distance matrix"), "d": DIM},
         "n_of_d": Str(),
     },
+    relations=(Ordered("t_radius.T", "t_radius.n", strict=False),),
 )
 def formulas(cfg, ctx):
     p = cfg.printed.formulas

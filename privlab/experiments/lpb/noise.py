@@ -7,6 +7,7 @@ from privlab import lpb
 from privlab.lpb import figures, verdicts
 from privlab.params import Choice, Int, List, Real
 from privlab.registry import IGNORE, Tolerance, experiment
+from privlab.relations import Ordered, Subset
 
 from ._common import ADULT, CALIBRATION, GRID, MC_TOL, N_QUERIES, POS, PROB, TARGET_INDEX, calibration, columns
 
@@ -21,6 +22,7 @@ NR_FIGURES = {f"fig{n}_{a.replace('-', '_')}": figures.noise_ratio(a, n) for a, 
     figures=NR_FIGURES,
     **CALIBRATION,
     params={**GRID, "claim_rho2": PROB, "claims": {"z_max": POS, "close_fraction": POS}},
+    relations=(Subset("claim_rho2", of="rho2_grid"),),
     smoke=("n_queries=40",),
 )
 def fig2_4_noise_ratio(cfg, ctx):
@@ -84,6 +86,7 @@ fig5_lpb_vs_dp.judged_by(verdicts.fig5_lpb_vs_dp, limits="claims")
         "chunk": Int(1, 10**6, limit="responses held in memory"),
         "claims": {"posterior_tol": Real(0), "z_max": POS},
     },
+    relations=(Ordered("panels", "rho2"),),
     smoke=("n_responses=200", "chunk=100"),
 )
 def breach_check(cfg, ctx):

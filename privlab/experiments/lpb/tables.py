@@ -7,6 +7,7 @@ from privlab import lpb
 from privlab.lpb import derivations, figures, verdicts
 from privlab.params import Choice, Int, List, Real, Str
 from privlab.registry import experiment
+from privlab.relations import Each, Ordered
 
 from ._common import ADULT, POS, PROB, columns
 
@@ -25,6 +26,7 @@ from ._common import ADULT, POS, PROB, columns
         "rho1": PROB,
         "rho2": PROB,
     },
+    relations=(Ordered("rho1", "rho2"),),
 )
 def table1(cfg, ctx):
     return lpb.worked_example_table(
@@ -44,6 +46,7 @@ table1.judged_by(verdicts.table1, **{k: k for k in ("universe", "known", "query"
         "gap_settings": List(List(PROB, min_len=2, max_len=2), min_len=2),
         "belief_instance": {"rho1": PROB, "rho2": PROB},
     },
+    relations=(Each("gap_settings", Ordered("[0]", "[1]")), Ordered("belief_instance.rho1", "belief_instance.rho2")),
 )
 def formulas(cfg, ctx):
     return derivations.formula_table(cfg.printed.formulas, cfg.printed.numbers, map_fn=ctx.map)
@@ -77,6 +80,7 @@ table2.judged_by(verdicts.table2, panels="panels", stands_for="stands_for", data
         "rho1_max": PROB,
         "rho1_points": Int(2, 10**6, limit="grid points"),
     },
+    relations=(Ordered("rho1_min", "rho1_max", "rho2"),),
     smoke=("rho1_points=4",),
 )
 def fig1_lambda(cfg, ctx):

@@ -7,10 +7,12 @@ import math
 from functools import partial
 
 from privlab import multilevel as ml
+from privlab.context import effective_jobs
 from privlab.multilevel import figures as plots
 from privlab.multilevel import verdicts
 from privlab.params import Bool, Choice, Int, List, MapOf, Real
 from privlab.registry import IGNORE, Tolerance, experiment
+from privlab.relations import Cost, Ordered, Product, memory_budget
 
 from ._common import ON_ACS, POS, PRIORS, P, laws_of_x, mc_tol
 
@@ -25,6 +27,15 @@ MC = {
         "checkpoint_seconds": Real(0),
     },
 }
+# F[X, Y_a, Y_b, Y_c]: s^4 int64 counts held by each worker and by the run that adds them up
+F_MEMORY = Cost(
+    "the counts F: domain_size^4 x 8 bytes x (workers + 1)",
+    lambda s, n_jobs: s**4 * 8 * (effective_jobs(n_jobs) + 1),
+    "domain_size",
+    "n_jobs",
+    high=memory_budget(),
+    limit="half of this machine's memory",
+)
 MC_SMOKE = ("mc.trials=200000", "mc.chunk=50000", "distributions.occupation.dataset.n=20000")
 GOF_SMOKE = ("mc.trials=200000", "mc.chunk=50000", "domain_size=20", "~distributions.occupation")
 
@@ -52,6 +63,7 @@ def counts(cfg, ctx, name: str, prior):
     tolerances=mc_tol(mc_all="mc_all_se", mc_c="mc_c_se"),
     figures={"fig5_collusion": plots.collusion},
     params={**MC, "cells": MapOf(List(Int(1), min_len=3, max_len=3)), "claims": {"exact_tol": POS, "z_max": POS}},
+    relations=(Ordered("cells", "domain_size", strict=False), F_MEMORY),
     smoke=MC_SMOKE,
 )
 def fig5_collusion(cfg, ctx):
@@ -69,6 +81,7 @@ def fig5_collusion(cfg, ctx):
         "equivalence": MapOf({"recipient": Choice(*ml.RECIPIENTS), "x": Int(1)}),
         "claims": {"exact_tol": POS, "alpha": P},
     },
+    relations=(Ordered("equivalence", "domain_size", strict=False), F_MEMORY),
     smoke=MC_SMOKE,
 )
 def fig6_equivalence(cfg, ctx):
@@ -82,6 +95,7 @@ def fig6_equivalence(cfg, ctx):
     tolerances={c: Tolerance(rtol=1e-6, atol=1e-12) for c in ("chi2", "chi2_p", "g", "g_p")},
     figures={"agreement": plots.agreement},
     params={**MC, "min_expected": POS, "claims": {"alpha": P}},
+    relations=(F_MEMORY,),
     smoke=GOF_SMOKE,
 )
 def agreement(cfg, ctx):
@@ -104,6 +118,7 @@ def agreement(cfg, ctx):
         },
         "claims": {"min_gain": Real(0), "z_max": POS},
     },
+    relations=(Product("mc.chunk", "domain_size", high=ml.MAX_CELLS, limit="likelihoods held in memory"),),
     smoke=("mc.trials=20000", "mc.chunk=5000"),
 )
 def fig7_independent(cfg, ctx):
@@ -137,6 +152,7 @@ def fig7_independent(cfg, ctx):
         "timings": Bool(),
         "claims": {"z_max": POS, "space_ratio": POS, "time_ratio": POS},
     },
+    relations=(Ordered("m_step", "m_max", strict=False),),
     smoke=("table_sizes=[2000]", "m_max=20", "m_step=10", "timings=false"),
 )
 def fig8_overhead(cfg, ctx):

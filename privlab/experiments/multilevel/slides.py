@@ -8,6 +8,7 @@ from privlab.multilevel import figures as plots
 from privlab.multilevel import verdicts
 from privlab.params import Int, List, Real
 from privlab.registry import experiment
+from privlab.relations import Ordered
 
 from ._common import ON_ACS, POS, PRIORS, P, laws_of_x
 
@@ -29,6 +30,7 @@ from ._common import ON_ACS, POS, PRIORS, P, laws_of_x
         "lemma2": {"cs": List(Real(0, 1, low_open=True, high_open=True)), "steps": List(Int(2, 10**5))},
         "claims": {"tol": POS},
     },
+    relations=(Ordered("instance.pr", "instance.p", "instance.pl"),),
     smoke=("grid.domain_sizes=[3,2]", "grid.random_orders=1", "lemma2.steps=[2,10]"),
 )
 def formulas(cfg, ctx):
