@@ -260,7 +260,18 @@ def resolved_container(exp: registry.Experiment, app: DictConfig, full: DictConf
 _PACKAGES = ("numpy", "pandas", "scipy", "matplotlib", "hydra-core", "omegaconf", "pulp", "joblib", "tqdm")
 
 
+_GIT_SEEN: list[tuple[float, str | None]] = []  # (when, commit) of the last look, shared by a minute's runs
+
+
 def _git_commit() -> str | None:
+    """The checkout's commit (looked up at most once a minute: a sweep's jobs share it)."""
+    now = time.monotonic()
+    if not _GIT_SEEN or now - _GIT_SEEN[0][0] > 60:
+        _GIT_SEEN[:] = [(now, _git_lookup())]
+    return _GIT_SEEN[0][1]
+
+
+def _git_lookup() -> str | None:
     """The checkout's commit (``+dirty`` with uncommitted changes); None for an installed privlab."""
     if CHECKOUT is None or not (CHECKOUT / ".git").exists():
         return None
@@ -281,13 +292,20 @@ def _git_commit() -> str | None:
     return out.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
-def provenance(cfg: DictConfig, wall_time: float, ctx: RunContext) -> dict:
+@functools.cache
+def _package_versions() -> dict[str, str | None]:
+    """The installed versions of privlab and the packages it runs on (once per process)."""
     versions: dict[str, str | None] = {}
     for pkg in ("privlab", *_PACKAGES):
         try:
             versions[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
             versions[pkg] = None
+    return versions
+
+
+def provenance(cfg: DictConfig, wall_time: float, ctx: RunContext) -> dict:
+    versions = dict(_package_versions())
     return {
         "experiment": cfg.get("id"),
         "profile": cfg.get("profile"),
