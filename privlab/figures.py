@@ -1248,9 +1248,9 @@ def _audit_coincidences(
     out = []
     keys = {lbl: _line_key(line) for lbl, _, _, line in drawn}
     for group in coinciding(ax, [(lbl, x, y) for lbl, x, y, _ in drawn]):
-        styles = {(keys[lbl].marker, keys[lbl].linestyle) for lbl in group}
+        styles = {(keys[lbl].marker, keys[lbl].linestyle, keys[lbl].fill in ("none", "#ffffff")) for lbl in group}
         if len(styles) < len(group):
-            out.append(f"{', '.join(group)} are drawn on top of each other with the same marker and line")
+            out.append(f"{', '.join(group)} are drawn on top of each other with the same marker, fill and line")
         if "coincide" not in texts or not all(lbl in texts for lbl in group):
             out.append(f"{', '.join(group)} coincide and nothing says so")
     return out

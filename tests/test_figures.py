@@ -203,7 +203,7 @@ def test_coinciding_series_must_differ_and_be_annotated():
         ax.set_title("")
 
     found = _audited(spec, same_marker_no_note)
-    assert any("same marker and line" in p for p in found) and any("nothing says so" in p for p in found)
+    assert any("same marker, fill and line" in p for p in found) and any("nothing says so" in p for p in found)
 
 
 def test_a_missing_difference_panel_is_caught():
