@@ -120,24 +120,34 @@ def l_vs_theta(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     return FigureSpec("Figure 3: l needed for F-privacy by l-diversity", (panel,), styles, panel_size=(6.0, 4.0))
 
 
-@figure(ledger=("fig4", "sec721.anatomy", "sec721.two_multi", "sec721.multi_opt"))
-def mse_vs_theta(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
-    """Figure 4: MSE vs theta per table, one line per method; the gaps the paper calls slight
-    (TwoSize - MultiSize, MultiSize - Optimal) in a difference panel; a solve that timed out is marked."""
+def _per_table(
+    df: pd.DataFrame, yaxis: Axis, layer: Layer, title: str, references: tuple[Reference, ...] = ()
+) -> tuple[tuple[Panel, ...], dict]:
+    """Figures 4 and 5: one panel per table against theta, one line per method, the gaps beneath."""
     rows = df.assign(series=df.method)
-    styles = _method_styles(list(rows.method))
     panels = tuple(
         Panel(
             rows[rows.table == t],
             "theta",
             THETA,
-            Axis(r"MSE, $(1/n)\,\Sigma_B\,(|B| - 1)$"),
-            (Layer("mse", missing="status"),),
-            title=f"{t} (Anatomy: bucket sizes only, privacy ignored where ineligible)",
+            yaxis,
+            (layer,),
+            title=title.format(t),
+            references=references,
             gaps=GAPS,
         )
         for t in dict.fromkeys(rows.table)
     )
+    return panels, _method_styles(list(rows.method))
+
+
+@figure(ledger=("fig4", "sec721.anatomy", "sec721.two_multi", "sec721.multi_opt"))
+def mse_vs_theta(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
+    """Figure 4: MSE vs theta per table, one line per method; the gaps the paper calls slight
+    (TwoSize - MultiSize, MultiSize - Optimal) in a difference panel; a solve that timed out is marked."""
+    layer = Layer("mse", missing="status")
+    title = "{} (Anatomy: bucket sizes only, privacy ignored where ineligible)"
+    panels, styles = _per_table(df, Axis(r"MSE, $(1/n)\,\Sigma_B\,(|B| - 1)$"), layer, title)
     return FigureSpec("Figure 4: MSE vs θ", panels, styles, ncols=2, panel_size=(5.0, 3.4))
 
 
@@ -145,21 +155,9 @@ def mse_vs_theta(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
 def re_vs_theta(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     """Figure 5: mean relative error vs theta per table with ±2 s.e.; the gaps between methods in a
     difference panel; dotted: the 10% the paper reads off."""
-    rows = df.assign(series=df.method)
-    styles = _method_styles(list(rows.method))
-    panels = tuple(
-        Panel(
-            rows[rows.table == t],
-            "theta",
-            THETA,
-            Axis("mean relative error of count queries"),
-            (Layer("re", interval=Interval("se", se="re_se"), missing="status"),),
-            title=t,
-            references=(Reference("RE = 10% (Section 7.2.2)", y=0.10, color="0.4"),),
-            gaps=GAPS,
-        )
-        for t in dict.fromkeys(rows.table)
-    )
+    layer = Layer("re", interval=Interval("se", se="re_se"), missing="status")
+    ref = Reference("RE = 10% (Section 7.2.2)", y=0.10, color="0.4")
+    panels, styles = _per_table(df, Axis("mean relative error of count queries"), layer, "{}", (ref,))
     return FigureSpec("Figure 5: RE of count queries vs θ", panels, styles, ncols=2, panel_size=(5.0, 3.4))
 
 

@@ -148,30 +148,20 @@ def noise_vs_sk_and_amount(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     sk_labels = [f"SK {s}" for s in sorted(rows.sk_size.unique())]
     styles = style_map([*noise_labels, *sk_labels], linestyles=dict.fromkeys(sk_labels, "--"), hollow=sk_labels)
     amount = Axis("noise amount", "% of |D| − 1") if technique == "noise" else Axis(f"{technique} parameter")
-    panels = []
-    for ds in dict.fromkeys(rows.dataset):
-        for (measure, axis), letter in zip(MEASURES, "ab"):
-            panels.append(
-                Panel(
-                    by_noise[by_noise.dataset == ds],
-                    "sk_size",
-                    SK,
-                    axis,
-                    (Layer(measure),),
-                    title=f"({letter}) {measure.replace('area', 'Area')} vs SK ({ds})",
-                )
-            )
-        for (measure, axis), letter in zip(MEASURES, "cd"):
-            panels.append(
-                Panel(
-                    by_sk[by_sk.dataset == ds],
-                    "param",
-                    amount,
-                    axis,
-                    (Layer(measure),),
-                    title=f"({letter}) {measure.replace('area', 'Area')} vs noise amount ({ds})",
-                )
-            )
+    families = ((by_noise, "sk_size", SK, "ab", "SK"), (by_sk, "param", amount, "cd", "noise amount"))
+    panels = [
+        Panel(
+            data[data.dataset == ds],
+            x,
+            xaxis,
+            axis,
+            (Layer(measure),),
+            title=f"({letter}) {measure.replace('area', 'Area')} vs {against} ({ds})",
+        )
+        for ds in dict.fromkeys(rows.dataset)
+        for data, x, xaxis, letters, against in families
+        for (measure, axis), letter in zip(MEASURES, letters)
+    ]
     return FigureSpec(
         "Figure 4: noise addition (mean over perturbed files)", tuple(panels), styles, ncols=2, panel_size=(5.2, 3.4)
     )
