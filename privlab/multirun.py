@@ -201,6 +201,7 @@ def run_job(exp_id: str, num: int, overrides: Sequence[str], config: dict, sweep
             log=lambda message: None,  # cache hits and the like: not a sweep's business
             extra_files={"overrides.yaml": job_overrides_text(exp_id, overrides)},
             figures=bool(cfg.get("sweep_figures", False)),
+            durable=False,  # no fsync: a job torn by a power failure fails its manifest and runs again
         )
         sweep_store.write_part(sweep, num)
     except Exception as exc:  # a user error or a fault of the experiment: one line, the sweep goes on

@@ -408,6 +408,7 @@ def write_outputs(
     prov: dict,
     extra_files: dict | None = None,
     figures: bool = True,
+    durable: bool = True,
 ) -> list:
     """Write every output of a finished run into ``out_dir``, atomically (see `privlab.store`);
     ``figures=False`` leaves the experiment's figures out (a sweep's jobs, unless ``sweep_figures``)."""
@@ -429,7 +430,7 @@ def write_outputs(
             (staging / name).write_text(text)
         (staging / "provenance.json").write_text(json.dumps(prov, indent=2) + "\n")
 
-    store.write_result(Path(out_dir), fill, rows=len(table))
+    store.write_result(Path(out_dir), fill, rows=len(table), durable=durable)
     return claims
 
 
@@ -535,9 +536,10 @@ def execute(
     log=print,
     extra_files: dict | None = None,
     figures: bool = True,
+    durable: bool = True,
 ) -> RunOutcome:
     """Run experiment ``exp_id`` with resolved config ``cfg`` and write its outputs (``figures=False``:
-    without the experiment's figures)."""
+    without the experiment's figures; ``durable=False``: without fsync, see `privlab.store.write_result`)."""
     exp = registry.get(exp_id)
     # one rule: cache and scratch live under the results directory the run was given
     results_dir = Path(results_dir or cfg.get("results_dir") or default_results_dir())
@@ -546,5 +548,5 @@ def execute(
     start = time.perf_counter()
     table = run_table(exp, cfg, ctx)
     wall = time.perf_counter() - start
-    claims = write_outputs(exp, cfg, table, out_dir, provenance(cfg, wall, ctx), extra_files, figures)
+    claims = write_outputs(exp, cfg, table, out_dir, provenance(cfg, wall, ctx), extra_files, figures, durable)
     return RunOutcome(out_dir=out_dir, table=table, claims=claims, wall_time=wall)

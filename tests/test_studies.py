@@ -5,7 +5,9 @@ baseline, robustness says where each verdict held, and every study runs at the q
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -69,19 +71,25 @@ def test_study_grid_composes_and_holds_its_baseline(study_id):
         assert all(c["profile"] == scale for c in configs)
 
 
-def test_study_list_and_bad_input(cli):
-    listed = cli("study", "list")
+def test_study_list_and_bad_input(cli, capsys, monkeypatch):
+    for name in ("PRIVLAB_MAIN_PID", "PYTHONWARNINGS"):  # main() sets them; restored by monkeypatch
+        monkeypatch.setenv(name, os.environ.get(name, ""))
+    monkeypatch.setattr(sys, "stdout", sys.stdout)  # main() may wrap it
+    listed = cli("study", "list")  # the real command line once
     assert listed.returncode == 0, listed.stderr
     assert [line.split()[0] for line in listed.stdout.splitlines()[1:]] == STUDIES
+    from privlab import cli as cli_mod
+
     for args, message in [
         (["study", "run", "lpb/nope"], "unknown study 'lpb/nope'; known studies: "),
         (["study", "run", "lpb/rho2", "--profile", "huge"], "--profile must be one of quick, paper"),
         (["study", "run", "lpb/rho2", "--profile", "paper", "--update"], "--update rewrites the committed"),
         (["study", "list", "--paper", "xyz"], "--paper must be one of"),
     ]:
-        res = cli(*args)
-        lines = [line for line in res.stderr.splitlines() if line.strip()]
-        assert res.returncode == 2 and len(lines) == 1 and lines[0].startswith(f"privlab: error: {message}"), args
+        with pytest.raises(SystemExit) as exit_, warnings.catch_warnings():
+            cli_mod.main(args)
+        lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+        assert exit_.value.code == 2 and len(lines) == 1 and lines[0].startswith(f"privlab: error: {message}"), args
 
 
 def test_bad_study_files_are_one_line(paper_root):
@@ -152,8 +160,8 @@ def test_robustness_needs_its_baseline():
 # ---------------------------------------------------------------------------------------
 # running studies
 # ---------------------------------------------------------------------------------------
-def _run(study_id: str, results: Path) -> study.StudyOutcome:
-    assert study.run_study(study_id, jobs=2, results=str(results)) == 0
+def _run(study_id: str, results: Path, jobs: int = 2) -> study.StudyOutcome:
+    assert study.run_study(study_id, jobs=jobs, results=str(results)) == 0
     s = study.get(study_id)
     return study.outcome(s, s.sweep_dir(results, "quick") / sweeps.CLAIMS_CSV, "quick")
 
@@ -169,7 +177,7 @@ def _same_as_committed(study_id: str, results: Path) -> None:
 
 def test_a_study_runs_and_the_report_has_its_robustness(results, capsys):
     """bucketization/offset_b at the quick scale: its committed outcome again, then report.html's section."""
-    found = _run("bucketization/offset_b", results)
+    found = _run("bucketization/offset_b", results, jobs=1)  # in this process: no pool to start
     out = capsys.readouterr().out
     assert "claim: OCC: thetas where l-diversity is eligible (Section 7.1): agree at the baseline" in out
     _same_as_committed("bucketization/offset_b", results)
@@ -181,7 +189,7 @@ def test_a_study_runs_and_the_report_has_its_robustness(results, capsys):
     assert page.count('<tr class="robust') == sum(c.checkable for c in found.claims)
     markdown = (results / report.MARKDOWN_NAME).read_text()
     assert "## Robustness" in markdown and "| bucketization | OCC: thetas where l-diversity is eligible" in markdown
-    again = study.run_study("bucketization/offset_b", jobs=2, results=str(results))  # resumed: all skipped
+    again = study.run_study("bucketization/offset_b", jobs=1, results=str(results))  # resumed: all skipped
     assert again == 0 and capsys.readouterr().out.count("skipped") == len(
         study.get("bucketization/offset_b").jobs("quick")
     )

@@ -241,3 +241,18 @@ def test_new_user_sweep_and_report(cli, results):
     assert "agree in 3 of 3 jobs" in report.stdout
     bad = cli("sweep-report", str(sweep), "--where", "rho2=0.4")
     assert bad.returncode == 2 and bad.stderr.strip().startswith("privlab: error: --where rho2=0.4 matches no row")
+
+
+def test_sweep_over_mechanisms(tmp_path):
+    """``mechanism=[lpb],[differential_identifiability]``: the mechanism is the swept parameter."""
+    sweep = tmp_path / "mechanisms"
+    jobs = sweep_jobs(["mechanism=[lpb],[differential_identifiability]", "n_responses=2000", "priors=[two_point]"])
+    assert multirun.run_sweep("lpb/breach_check", jobs, sweep, workers=1) == []
+    report = sweeps.write_sweep_report(sweep)
+    assert report.gathered.swept == ["mechanism"]
+    claims = pd.read_csv(sweep / sweeps.CLAIMS_CSV)
+    assert sorted(set(claims.mechanism)) == ["['differential_identifiability']", "['lpb']"]
+    bounded = next(c for c in report.claims if c.claim.startswith("at the calibrated lambda no posterior exceeds"))
+    # LPB's lambda keeps every posterior at rho2; differential identifiability's lets it through
+    assert bounded.line == "agree in 1 of 2 jobs; disagrees where mechanism = ['differential_identifiability']"
+    assert report.metric_figures and (sweep / "sweep.html").is_file()

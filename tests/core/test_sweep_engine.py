@@ -180,6 +180,22 @@ def test_sweep_in_process_resumes_and_fills_the_store(sweepy, tmp_path):
     assert [k for k in parts if now[k] != parts[k]] == ["1.parquet"]
 
 
+def test_sweep_jobs_skip_fsync(sweepy, tmp_path, monkeypatch):
+    """A sweep's jobs are written without fsync (tens of ms each on a busy disk); a single run keeps it."""
+    import privlab.store
+
+    def no_fsync(fd):
+        raise AssertionError("fsync in a sweep's job")
+
+    monkeypatch.setattr(privlab.store.os, "fsync", no_fsync)
+    sweep = tmp_path / "sweep"
+    assert multirun.run_sweep("sweepy/line", sweep_jobs(["n=2,3"]), sweep, workers=1) == []
+    assert all(store.verify(sweep / str(num))[0] for num in (0, 1))
+    cfg = runner.compose("sweepy/line")
+    with pytest.raises(AssertionError, match="fsync"):
+        runner.execute("sweepy/line", cfg, out_dir=tmp_path / "single", results_dir=tmp_path, log=lambda m: None)
+
+
 def test_failed_job_is_one_line_and_a_log(sweepy, tmp_path, capsys):
     sweep = tmp_path / "sweep"
     failed = multirun.run_sweep("sweepy/line", sweep_jobs(["n=2,3,4", "fail_at=3"]), sweep, workers=1)
