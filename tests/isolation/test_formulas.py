@@ -28,12 +28,14 @@ def test_each_derivation_matches_or_shows_the_finding():
     assert dv.cell_split_case("2**d", _at("d", "s")).derived_value == 1024
     assert dv.union_bound_case("n*2**(-b*d)", "2**(-b*d)", "2**sqrt(d)", _at("n", "b", "d")).match
     assert dv.t_radius_case(3, 40, 3, iso.t_radius).match
-    # the findings: [-1, 1]^n, Case 1 at c = 4 (needs c > 2 sqrt 6), Case 1's count (T - 1 others)
+    # the findings: [-1, 1]^n, Case 1's count (T - 1 others); Case 1's distance holds for a large enough c
+    # (c > 2 sqrt 6, 4 sqrt 3 with q at the centre), though not at slide 7's example c = 4
     uni = dv.universe_case("n", "d", _at("d", "n"))
     assert not uni.match and (uni.printed_value, uni.derived_value) == (10000, 10)
     dist = dv.case1_distance_case("1", _at("c", "d", "s"))
-    assert not dist.match and dist.derived_value == pytest.approx(4 / (2 * np.sqrt(6)))
-    assert dv.case1_distance_case("1", {"c": 4.9, "d": 10.0, "s": 1.0}).match
+    assert dist.match and dist.derived_value == pytest.approx(4 / (2 * np.sqrt(6)))
+    assert "c > 4.8990 (q uniform in the cell), c > 6.9282 (q at its centre)" in dist.detail
+    assert not dv.case1_distance_case("c", _at("c", "d", "s")).match  # a bound growing as fast as the ratio: no c
     count = dv.case1_count_case("T", 3, 2, 100.0)
     assert not count.match and count.derived_value == 2
 
@@ -88,7 +90,7 @@ def test_formula_table_runs_every_case_on_the_configs_instances():
     df = dv.formula_table(cfg.printed.formulas, cfg.instance, cfg.case1, cfg.t_radius, cfg.n_of_d)
     keys = [k for k in dv.FORMULAS if k not in ("ball_bound", "per_point")]  # two bounds inside other rows
     assert list(df.key) == [*keys, "t_radius"]
-    assert tuple(df.columns) == COLUMNS and set(df.key[~df.match]) == {"universe", "case1_distance", "case1_count"}
+    assert tuple(df.columns) == COLUMNS and set(df.key[~df.match]) == {"universe", "case1_count"}
     ball = dv.ball_ratio_case(cfg.printed.formulas.ball_ratio, "2**d", {"d": 10.0, "c": 4.0})
     assert df.set_index("key").loc["ball_ratio"].to_dict() == {k: v for k, v in ball.row().items() if k != "key"}
     # a wrong printed formula turns its row
