@@ -38,6 +38,7 @@ from . import registry, runner
 from ._validation import PrivlabError
 
 ERRORS = ".errors"
+COMPOSE_PROGRESS = 500  # from this many jobs, checking every job's config says how far it got
 # hydra.* overrides this launcher understands; any other one (a launcher, its settings) means Hydra's path
 OWN_HYDRA_KEYS = ("hydra.sweep.dir", "hydra.launcher.n_jobs")
 
@@ -283,11 +284,15 @@ def compose_jobs(exp_id: str, jobs: Sequence[Sequence[str]]) -> list[dict]:
     """Every job's resolved config, as a plain dict (bad input in any job: a `PrivlabError` naming it)."""
     composer = Composer(exp_id)
     configs = []
+    start, step = time.perf_counter(), max(1, len(jobs) // 10)
     for num, job in enumerate(jobs):
         try:
             configs.append(composer.container(job))
         except PrivlabError as exc:
             raise PrivlabError(f"job {num} ({' '.join(job)}): {exc}") from None
+        if len(jobs) >= COMPOSE_PROGRESS and (num + 1) % step == 0:  # thousands of jobs take seconds
+            done = f"{num + 1:,}/{len(jobs):,}"
+            print(f"[configs checked: {done} jobs, {clock(time.perf_counter() - start)}]", file=sys.stderr, flush=True)
     return configs
 
 

@@ -21,6 +21,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
+import yaml
 from omegaconf import DictConfig, OmegaConf
 
 from . import overrides as overrides_mod
@@ -90,6 +91,11 @@ def hydra_error_line(exc: BaseException, exp_id: str | None = None) -> str:
     """Turn a Hydra/OmegaConf composition error into one line for the user."""
     import re
 
+    mark = getattr(exc, "problem_mark", None)
+    if mark is not None:  # a config file that is not YAML (in a config directory or a paper root)
+        return f"config file {mark.name} is not valid YAML: {getattr(exc, 'problem', '')} (line {mark.line + 1})"
+    if isinstance(exc, OSError):
+        return f"a config cannot be read ({exc.strerror or exc})"
     text = str(exc).strip()
     first = text.splitlines()[0] if text else type(exc).__name__
     node = re.search(r"full_key: (\S+)", text)  # OmegaConf names the node (an interpolation's key)
@@ -205,7 +211,7 @@ def compose(exp_id: str, overrides=(), profile: str | None = None, *, hydra_node
             if hydra_node:
                 return full
             app = app_part(full)
-    except (HydraException, OmegaConfBaseException, ValueError) as exc:  # ValueError: Hydra's override parser
+    except (HydraException, OmegaConfBaseException, ValueError, OSError, yaml.YAMLError) as exc:  # parser, files
         if isinstance(exc, PrivlabError):
             raise
         raise PrivlabError(hydra_error_line(exc, exp_id)) from None

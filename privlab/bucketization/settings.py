@@ -105,6 +105,8 @@ def fprivacy(freqs: ArrayLike, theta: float, offset: float = 0.02) -> np.ndarray
     if np.any((f < 0) | (f > 1)):
         bad = np.flatnonzero((f < 0) | (f > 1))[:5].tolist()
         raise PrivlabError(f"freqs must be in [0, 1]; out of range at values {bad}")
+    if f.sum() > 1 + 1e-9:  # frequencies of distinct values (all of them sum to 1; a subset to less)
+        raise PrivlabError(f"freqs must sum to at most 1 (frequencies of distinct values), sum to {f.sum():.6g}")
     theta = check_real("theta", theta, low=0, low_open=True)
     offset = check_real("offset", offset, low=0)
     F = np.minimum(1.0, theta * f + offset)
@@ -228,7 +230,9 @@ class BucketSetting:
         n = self.n if n is None else check_int("n", n, low=1)
         return self.loss / n
 
-    def __add__(self, other: BucketSetting) -> BucketSetting:
+    def __add__(self, other: object) -> BucketSetting:
+        if not isinstance(other, BucketSetting):
+            return NotImplemented  # Python's TypeError: unsupported operand type(s)
         return BucketSetting(self.sizes + other.sizes, self.counts + other.counts)
 
     def __str__(self) -> str:

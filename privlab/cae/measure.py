@@ -42,6 +42,8 @@ _TINY = 1e-300
 # (n(n+1)/2 breakpoints, one dynamic program each)
 MAX_DP_VALUES = 20_000
 MAX_CURVE_VALUES = 2_000
+# dynamic-program steps of one exact step function (breakpoints x values): about a few seconds
+MAX_CURVE_WORK = 1_000_000
 
 
 def _check_values(values: Any, limit: int = MAX_DP_VALUES) -> np.ndarray:
@@ -49,6 +51,13 @@ def _check_values(values: Any, limit: int = MAX_DP_VALUES) -> np.ndarray:
     if x.size > limit:
         raise PrivlabError(
             f"values must hold at most {limit:,} values here (time and memory grow as n^2), got {x.size:,}"
+        )
+    with np.errstate(over="ignore"):
+        span = x[-1] - x[0] if x.size > 1 else 0.0
+    if not np.isfinite(span):
+        raise PrivlabError(
+            f"values span {x[0]:.3g}..{x[-1]:.3g}, wider than the largest float ({np.finfo(float).max:.3g}); "
+            "rescale them"
         )
     if x.size > 1 and not np.all(np.diff(x) > 0):
         bad = int(np.flatnonzero(np.diff(x) <= 0)[0])
@@ -175,7 +184,9 @@ def breakpoints(values: Any) -> np.ndarray:
 
 
 def entropy_curve(values: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The exact step function ``H(eps)``.
+    """The exact step function ``H(eps)``: one dynamic program per breakpoint, at most
+    `MAX_CURVE_WORK` breakpoints x values in all (refused beyond, before the work; `cae_batch`
+    computes the same curve vectorised).
 
     Returns
     -------
@@ -186,6 +197,12 @@ def entropy_curve(values: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
     """
     x, p = _check_input(values, probs, MAX_CURVE_VALUES)
     eps = breakpoints(x)
+    if eps.size * x.size > MAX_CURVE_WORK:  # refused before the work, not after minutes
+        raise PrivlabError(
+            f"values: the exact H(eps) runs one dynamic program per breakpoint, {eps.size:,} breakpoints x "
+            f"{x.size:,} values = {eps.size * x.size:,} steps, at most {MAX_CURVE_WORK:,} (a few seconds); "
+            "use cae_batch (the same curve, vectorised) or fewer distinct values"
+        )
     tol = _slack(x)
     h = np.array([_dp(x, p, e + tol) for e in eps])
     return eps, h

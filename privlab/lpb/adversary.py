@@ -32,11 +32,21 @@ def query_answers(universe: np.ndarray, known: np.ndarray, query: str = "mean") 
     k = check_array("known", known, min_size=0)
     if query == "median":  # one median of len(known) + 1 values per candidate
         check_cells("query median over universe x known", u.size, k.size + 1, MAX_WORK)
-    if query == "mean":  # closed forms: exact and O(|U|) for a 48,842-row D'
-        return (k.sum() + u) / (k.size + 1)
-    if query == "sum":
-        return k.sum() + u
-    return np.array([QUERIES[query](np.append(k, v)) for v in u])
+    with np.errstate(over="ignore", invalid="ignore"):
+        if query == "mean":  # closed forms: exact and O(|U|) for a 48,842-row D'
+            answers = (k.sum() + u) / (k.size + 1)
+            if not np.all(np.isfinite(answers)):  # the sum overflowed, not the mean: divide first
+                answers = (k / (k.size + 1)).sum() + u / (k.size + 1)
+        elif query == "sum":
+            answers = k.sum() + u
+        else:
+            answers = np.array([QUERIES[query](np.append(k, v)) for v in u])
+    if not np.all(np.isfinite(answers)):
+        raise PrivlabError(
+            f"the {query} of known and a universe value exceeds the largest float ({np.finfo(float).max:.3g}); "
+            "rescale the values"
+        )
+    return answers
 
 
 def sensitivity(universe: np.ndarray, known: np.ndarray, query: str = "mean") -> float:
@@ -65,7 +75,13 @@ def _prior(prior: np.ndarray | None, size: int) -> np.ndarray:
 
 def _scale_for(answers: np.ndarray, epsilon: float) -> float:
     eps = check_real("epsilon", epsilon, low=0, low_open=True)
-    delta = float(answers.max() - answers.min())
+    with np.errstate(over="ignore"):
+        delta = float(answers.max() - answers.min())
+    if not np.isfinite(delta / eps):
+        raise PrivlabError(
+            f"the query's answers span {answers.min():.3g}..{answers.max():.3g}: the sensitivity over epsilon "
+            f"exceeds the largest float ({np.finfo(float).max:.3g}); rescale the values"
+        )
     if delta <= 0:
         raise PrivlabError("universe must give at least two different query answers (sensitivity is 0)")
     return delta / eps
@@ -86,7 +102,8 @@ def _distances(r: np.ndarray, answers: np.ndarray) -> np.ndarray:
     limit, not the uniform prior).
     """
     lo, hi = answers.min(), answers.max()
-    far = 1e6 * max(hi - lo, np.finfo(float).tiny)  # beyond this, |r - f| would round away the differences
+    with np.errstate(over="ignore"):  # an overflow (inf) means no response is that far
+        far = 1e6 * max(hi - lo, np.finfo(float).tiny)  # beyond this, |r - f| would round away the differences
     r = r[..., None]
     direct = np.abs(r - answers)
     return np.where(r - hi > far, hi - answers, np.where(lo - r > far, answers - lo, direct))

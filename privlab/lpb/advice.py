@@ -66,9 +66,17 @@ def advise(
     delta = float(answers.max() - answers.min())
     eps = lpb_epsilon(r1, r2)
     lam = delta / eps
+    with np.errstate(over="ignore"):
+        statistic = float(np.mean(v) if query == "mean" else np.sum(v))
+        if query == "mean" and not math.isfinite(statistic):  # the sum overflowed, not the mean
+            statistic = float((v / v.size).sum())
+    if not (math.isfinite(lam) and math.isfinite(statistic)):
+        raise PrivlabError(
+            f"the column's {query} or its Laplace scale exceeds the largest float ({np.finfo(float).max:.3g}); "
+            "rescale the column"
+        )
     m = universe.size
     di_eps = lpb_epsilon(1.0 / m, r2) if 1.0 / m < r2 else math.nan  # differential identifiability
-    statistic = float(np.mean(v) if query == "mean" else np.sum(v))
     worst = float(max_posterior(universe, known, eps, kind, prior=capped_prior("two_point", m, r1))[-1])
     # a uniform prior is capped at rho1 only when 1/|U| <= rho1; otherwise LPB promises nothing for it
     # (nor is it computed when |U|^2 candidate pairs are more than max_posterior visits)

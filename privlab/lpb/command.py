@@ -59,6 +59,20 @@ def epsilon_data(source: str):
         raise PrivlabError(f"--data {path} is not a readable CSV file: {str(exc).strip().splitlines()[-1]}") from None
 
 
+def check_plot_path(plot: str) -> Path:
+    """``--plot``'s file: not a directory, and of an image format matplotlib writes (or no extension: PNG)."""
+    from matplotlib.figure import Figure
+
+    path = Path(plot)
+    if path.is_dir():
+        raise PrivlabError(f"--plot {plot} is a directory; give a file name such as {path / 'lambda.png'}")
+    formats = Figure().canvas.get_supported_filetypes()
+    ext = path.suffix.lower().lstrip(".")
+    if ext and ext not in formats:
+        raise PrivlabError(f"--plot {plot}: .{ext} is not an image format; one of {', '.join(sorted(formats))}")
+    return path
+
+
 def run(args) -> int:
     """Print (or write as JSON) LPB's epsilon for each ``--column``; exit status 0."""
     import json as json_mod
@@ -73,8 +87,14 @@ def run(args) -> int:
         rho1, rho2 = check_rhos(args.rho1, args.rho2)
     except PrivlabError as exc:
         raise PrivlabError(f"--{exc}") from None
-    frame, label = epsilon_data(args.data)
+    if args.threshold is not None and args.query != "count":
+        raise PrivlabError(f"--threshold is for --query count only (the {args.query} takes no threshold)")
+    if args.plot:
+        check_plot_path(args.plot)
     columns = [c.strip() for item in args.column for c in item.split(",") if c.strip()]
+    if not columns:
+        raise PrivlabError("--column names no column; give one or more numeric columns (repeat or separate by commas)")
+    frame, label = epsilon_data(args.data)
     results = []
     for col in columns:
         if col not in frame.columns:
@@ -82,6 +102,8 @@ def run(args) -> int:
                 f"--column {col!r} is not a column of {label}; its columns: {', '.join(map(str, frame.columns))}"
             )
         values = frame[col]
+        if not values.notna().any():
+            raise PrivlabError(f"--column {col} of {label} holds no values ({len(values)} rows, all empty)")
         if not pd.api.types.is_numeric_dtype(values):
             example = values.dropna().astype(str).iloc[0] if values.notna().any() else "nothing"
             raise PrivlabError(f"--column {col} is not numeric (it holds e.g. {example!r}); choose a numeric column")

@@ -129,6 +129,8 @@ bad_sanitizer.judged_by(verdicts.bad_sanitizer, limits="claims")
 def real_data(cfg, ctx):
     name, frame = cfg.dataset.name, ctx.dataset(cfg.dataset)
     records = iso.numeric_records(frame, cfg.columns, cfg.n_rows, ctx.seed_sequence("real", "rows"), name=name)
+    if cfg.n_rows is not None and cfg.n_rows > records.shape[0]:  # the documented cap, said where it applies
+        ctx.log(f"n_rows {cfg.n_rows:,} is above the {records.shape[0]:,} complete rows of {name}: all are used")
     ctx.describe_data({"name": "uniform_cube", "n": records.shape[0], "d": records.shape[1]})  # the reference rows
     sans, run = _sanitizers(cfg, ctx), partial(ctx.map, desc="real data")
     return iso.real_data_table(
