@@ -175,8 +175,8 @@ def query_count(printed: str, n_values: Sequence[int], q_values: Sequence[int]) 
 
 
 def query_rank(n_values: Sequence[int], q_values: Sequence[int]) -> Case:
-    """Section 5: "a system of k linearly independent equations in n unknowns", k < n: the rank of
-    the seed's query matrix (built here from the window scheme) against k, on a grid."""
+    """The Appendix (Query Restriction): "a system of k linearly independent equations in n unknowns",
+    k < n: the rank of the seed's query matrix (built here from the window scheme) against k, on a grid."""
     bad, cells, last = [], 0, (0, 0, 0)
     for n in n_values:
         for Q in q_values:
@@ -236,7 +236,7 @@ def interval_probability(printed: str, domain: Sequence[float]) -> Case:
 
 
 def reversed_bounds(domain: Sequence[float]) -> Case:
-    """Section 5 calls ``L`` and ``U`` "the upper and the lower bound"; Algorithms 2 and 3 loop over
+    """The Appendix calls ``L`` and ``U`` "the upper and the lower bound"; Algorithms 2 and 3 loop over
     ``[L, U]``. With the text's assignment (L the maximum, U the minimum of the LPs) the interval of
     a record whose bounds differ holds no domain value; with L the lower bound it holds them all."""
     d = check_array("domain", domain, dtype=float)

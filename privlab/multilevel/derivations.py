@@ -25,7 +25,7 @@ What is derived from what:
   retention probabilities and request orders.
 
 Nothing here calls the mechanism or the chain law of `privlab.multilevel.exact`; the
-estimators of Section 6 are compared with `exact.posterior` and `exact.copy_given_x`
+estimators of the slides' Experiments are compared with `exact.posterior` and `exact.copy_given_x`
 (`estimator_cases`), which in turn never see the u/v formulas.
 """
 
@@ -453,7 +453,7 @@ def uv_cases(printed: Mapping[str, str], points: Sequence[Mapping[str, float]], 
 def algorithm_joint(
     prior: Any, ps: Any, domain_size: int, uv: UV = privlab_uv, keep: Callable[[float, float], float] | None = None
 ) -> np.ndarray:
-    """Exact joint law of (X, copies in request order) by following multi-pert (Algorithm 1).
+    """Exact joint law of (X, copies in request order) by following the slides' Algorithm multi-pert.
 
     Each request: an earlier p returns that copy (p = 1: X itself); else p_l (smallest released
     p above, or 1 and X itself) and p_r (largest released p below). Without p_r the new copy keeps y_l
@@ -721,7 +721,7 @@ def lemma2_cases(
 
 
 def estimator_cases(points: Sequence[GridPoint], uv: UV = privlab_uv) -> list[Case]:
-    """Section 6's estimators from F[X, Y_a, Y_b, Y_c] (the slides' ratios of sums), applied to
+    """The Experiments slides' estimators from F[X, Y_a, Y_b, Y_c] (the slides' ratios of sums), applied to
     the expected counts of the algorithm's law, against `exact.posterior` and
     `exact.copy_given_x` (the chain law, computed without u/v)."""
     points = _grid_points(points, "estimator_cases")
@@ -810,7 +810,7 @@ def index_case(printed: str, symbol: str, symbols: Mapping[str, str], recipients
         "theorem2_index",
         printed,
         derived,
-        "Section 6: m = 3 recipients (Alice, Bob, Charlie)",
+        "Parameters slide: m = 3 recipients (Alice, Bob, Charlie)",
         math.nan,
         math.nan,
         symbol == size,
