@@ -153,27 +153,13 @@ def _hydra_task(cfg) -> None:
         remove_empty(out_dir, Path(cfg.results_dir))
         user_error = isinstance(exc, PrivlabError)
         exp = registry.get(cfg.id)
-        log = None
-        if not user_error:  # a fault: its traceback goes to a file, not the terminal
-            log = (
-                runner.record_error(Path(cfg.results_dir), exp, exc)
-                if not multirun
-                else runner.atomic_write_text(
-                    Path(hc.sweep.dir) / ".errors" / f"{hc.job.num}.log", runner.traceback_text(exp, exc)
-                )
-            )
-        reason = runner.error_line(exc) + (f" (traceback: {log})" if log else "")
         if not multirun:
+            log = None if user_error else runner.record_error(Path(cfg.results_dir), exp, exc)  # a fault's traceback
+            reason = runner.error_line(exc) + (f" (traceback: {log})" if log else "")
             fail(reason if user_error else f"{cfg.id}: {reason}", 2 if user_error else 1)
-        # a failed job must not stop the others: say why in one line, leave a marker for the summary
-        print(
-            f"privlab: error: job {hc.job.num} ({' '.join(hc.overrides.task[1:])}): {reason}",
-            file=sys.stderr,
-            flush=True,
-        )
-        failed = Path(hc.sweep.dir) / FAILED_MARKERS
-        failed.mkdir(parents=True, exist_ok=True)
-        (failed / str(hc.job.num)).touch()
+        # a failed job must not stop the others: one line, its traceback and marker as privlab's own launcher's
+        reason = multirun_mod.record_failure(Path(hc.sweep.dir), hc.job.num, exp, exc)
+        print(multirun_mod.failure_line(hc.job.num, hc.overrides.task[1:], reason), file=sys.stderr, flush=True)
         return
     job = f" job {hc.job.num}" if multirun else ""
     print(

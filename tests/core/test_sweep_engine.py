@@ -218,7 +218,8 @@ def test_dead_worker_fails_its_job_only(sweepy, cli):
     assert lines[0].startswith("privlab: error: job 2 (n=4 die_at=4): RuntimeError: the worker process running it died")
     assert lines[-1] == "privlab: error: 1 job(s) of the sweep failed: 2 (errors above); the others completed"
     assert len(lines) == 2 and "Traceback" not in res.stderr
-    assert res.stdout.count("rows in") == 4
+    # a job that finished in the broken pool but whose answer was lost is rerun alone: then skipped
+    assert res.stdout.count("rows in") + res.stdout.count("skipped") == 4
 
 
 def test_progress_lines_with_time_left(sweepy, tmp_path, capsys):
