@@ -127,9 +127,10 @@ def interval_probs(groups: Any, lo: Any, hi: Any, n_groups: int, domain_size: in
         f"shares of {groups.size:,} records x {m:,} values", 9.0 * groups.size * m + 8.0 * G * m, "use fewer records"
     )
     m_o = np.bincount(groups, minlength=G).astype(float)
-    d = np.arange(m)
-    inside = (d[None, :] >= lo[:, None]) & (d[None, :] <= hi[:, None])
-    share = inside / ((hi - lo + 1) * m_o[groups])[:, None]
+    share = 1.0 / ((hi - lo + 1) * m_o[groups])
     p = np.zeros((G, m))
-    np.add.at(p, groups, share)  # exact zeros outside every record's interval
+    for d in range(m):  # exact zeros outside every record's interval
+        inside = (lo <= d) & (hi >= d)
+        # bincount adds each group's shares in record order, one after the other
+        p[:, d] = np.bincount(groups[inside], weights=share[inside], minlength=G)
     return p

@@ -220,7 +220,7 @@ def cae(values: Any, probs: Any) -> tuple[float, float]:
 # ---------------------------------------------------------------------------------------
 # Batched form: many distributions over one shared grid
 # ---------------------------------------------------------------------------------------
-def entropy_curves(values: Any, probs: Any, *, chunk: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+def entropy_curves(values: Any, probs: Any, *, chunk: int = 8192) -> tuple[np.ndarray, np.ndarray]:
     """``H(eps)`` of many distributions over one value grid, vectorised over the batch.
 
     Parameters
@@ -260,27 +260,30 @@ def entropy_curves(values: Any, probs: Any, *, chunk: int = 1024) -> tuple[np.nd
     tol = _slack(x)
     # lo[k, i]: first window start (0-based) allowed for a window ending at i at level k
     lo = np.searchsorted(x, x[None, :] - (eps[:, None] + tol), side="left")
+    # first[k]: the first window end whose allowed starts changed from level k - 1 (m: none); the
+    # values before it keep their H(eps, i)
+    first = np.zeros(eps.size, dtype=np.int64)
+    if eps.size > 1:
+        moved = lo[1:] != lo[:-1]
+        first[1:] = np.where(moved.any(axis=1), moved.argmax(axis=1), m)
     out = np.empty((P.shape[0], eps.size))
     for start in range(0, P.shape[0], chunk):
         block = P[start : start + chunk]
-        cum = np.concatenate((np.zeros((block.shape[0], 1)), np.cumsum(block, axis=1)), axis=1)
-        # seg[:, i, j] = a(j, i) for the window of values j..i (0-based, j <= i); laid out so
-        # that the candidate starts of one window end are contiguous in memory
-        seg = _plogp(cum[:, 1:, None] - cum[:, None, :-1])
-        h = np.zeros((block.shape[0], m + 1))
+        cum = np.concatenate((np.zeros((block.shape[0], 1)), np.cumsum(block, axis=1)), axis=1).T
+        # the batch is the last, contiguous axis: every step below is a vector operation over it.
+        # seg[i, j] = a(j, i) for the window of values j..i (0-based, j <= i)
+        seg = _plogp(cum[1:, None, :] - cum[None, :-1, :])
+        h = np.zeros((m + 1, block.shape[0]))  # h[j]: H of values 0..j-1
         for k in range(eps.size):
-            # values before the first window end whose allowed starts changed keep their H(eps, i)
-            changed = np.flatnonzero(lo[k] != lo[k - 1]) if k else np.array([0])
-            for i in range(int(changed[0]) if changed.size else m, m):
+            for i in range(int(first[k]), m):
                 j0 = lo[k, i]
-                # h[:, j] is H of values 0..j-1; window j..i added to it
-                h[:, i + 1] = np.min(h[:, j0 : i + 1] + seg[:, i, j0 : i + 1], axis=1)
-            out[start : start + block.shape[0], k] = h[:, m]
+                np.min(h[j0 : i + 1] + seg[i, j0 : i + 1], axis=0, out=h[i + 1])  # window j..i added to h[j]
+            out[start : start + block.shape[0], k] = h[m]
     np.maximum(out, 0.0, out=out)
     return eps, out
 
 
-def cae_batch(values: Any, probs: Any, *, chunk: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+def cae_batch(values: Any, probs: Any, *, chunk: int = 8192) -> tuple[np.ndarray, np.ndarray]:
     """``(H0, A)`` of every row of ``probs`` over the shared grid ``values`` (see :func:`entropy_curves`).
 
     Returns

@@ -53,21 +53,18 @@ def check_histogram_release(
         # integer cell index of every point at this side length (top edge into the last cell)
         cells_per_side = int(round(width / side))
         idx = np.minimum(((db - low) / side).astype(np.int64), cells_per_side - 1)
-        table: dict[tuple, list[int]] = {}
-        for i, row in enumerate(map(tuple, idx)):
-            table.setdefault(row, []).append(i)
-        parent_idx = idx // 2
-        parent_table: dict[tuple, int] = {}
-        for row in map(tuple, parent_idx):
-            parent_table[row] = parent_table.get(row, 0) + 1
-        for leaf in group:
-            key = tuple(np.rint((np.asarray(leaf.low) - low) / side).astype(np.int64))
-            members = table.get(key, [])
-            hits[members] += 1
-            counts_ok &= len(members) == leaf.count
-            parent = tuple(k // 2 for k in key)
-            if side < width:  # the root has no parent
-                parents_ok &= parent_table.get(parent, 0) >= T
+        keys = np.rint((np.array([leaf.low for leaf in group], dtype=float) - low) / side).astype(np.int64)
+        keys = keys.reshape(len(group), -1)
+        counts = np.array([leaf.count for leaf in group])
+        # one id per distinct cell among the points' and the leaves' cells
+        point_cell, leaf_cell = _cell_ids(idx, keys)
+        inside = np.bincount(point_cell, minlength=point_cell.size + leaf_cell.size)
+        hits += np.bincount(leaf_cell, minlength=inside.size)[point_cell]  # each leaf holding the point
+        counts_ok &= bool(np.all(inside[leaf_cell] == counts))
+        if side < width:  # the root has no parent
+            point_parent, leaf_parent = _cell_ids(idx // 2, keys // 2)
+            in_parent = np.bincount(point_parent, minlength=point_parent.size + leaf_parent.size)
+            parents_ok &= bool(np.all(in_parent[leaf_parent] >= T))
     return {
         "counts_match": bool(counts_ok),
         "partition": bool(np.all(hits == 1)),
@@ -75,6 +72,18 @@ def check_histogram_release(
         "parents_full": bool(parents_ok),
         "total": int(sum(leaf.count for leaf in leaves)),
     }
+
+
+def _cell_ids(points: np.ndarray, leaves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer ids of the rows of ``points`` and ``leaves`` (cell coordinates), equal exactly
+    where the rows are equal: the columns are folded in one at a time, each step renumbering
+    the distinct (id so far, column) pairs densely, so no id overflows."""
+    rows = np.concatenate([points, leaves])
+    ids = np.zeros(rows.shape[0], dtype=np.int64)
+    for column in rows.T:
+        _, code = np.unique(column, return_inverse=True)
+        _, ids = np.unique(ids * (int(code.max()) + 1) + code, return_inverse=True)
+    return ids[: points.shape[0]], ids[points.shape[0] :]
 
 
 def exact_columns(db: Any, released: Any) -> np.ndarray:

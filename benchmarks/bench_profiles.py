@@ -1,0 +1,124 @@
+"""Every experiment's time at the quick and the paper profile (run on demand, never as a test).
+
+Runs the experiments as `privlab reproduce` does (the same order, the same runner, one results
+directory per profile so that what one experiment caches, e.g. Figure 4's ILP solves for
+Figure 5, the next one finds), in this process, and reports for each its wall-clock seconds
+and its CPU seconds (this process and its worker processes: the figure that does not depend
+on the machine's load), then the per-paper table of README ("wall time", "longest") and the
+total. The load average is printed at the start and the end: compare wall times only from runs
+at the same load, or compare CPU seconds.
+
+    python benchmarks/bench_profiles.py                              # quick profile, every experiment
+    python benchmarks/bench_profiles.py --profile paper --jobs 2     # README's paper-profile table
+    python benchmarks/bench_profiles.py --profile both --only bucketization
+    python benchmarks/bench_profiles.py --only bucketization/fig4_mse --csv times.csv
+
+``privlab reproduce --profile paper --jobs 2`` on a quiet machine is the measurement README's
+table quotes; this script gives the same numbers per experiment, with their CPU time beside.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from privlab import registry, runner  # noqa: E402
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process, the children it reaped and its live descendants (workers)."""
+    try:
+        import psutil
+    except ImportError:  # without psutil: this process and reaped children only
+        t = os.times()
+        return t.user + t.system + t.children_user + t.children_system
+    me = psutil.Process()
+    t = me.cpu_times()
+    total = t.user + t.system + t.children_user + t.children_system
+    for child in me.children(recursive=True):
+        try:
+            c = child.cpu_times()
+            total += c.user + c.system
+        except psutil.Error:  # ended meanwhile
+            pass
+    return total
+
+
+def _load() -> float:
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+
+
+def run_profile(profile: str, ids: list[str], jobs: int | None, results: Path) -> list[dict]:
+    """Run every experiment of ``ids`` at ``profile``; one row per experiment."""
+    extra = [f"results_dir={runner.quote_override_value(str(results))}"]
+    extra += [f"n_jobs={jobs}"] if jobs is not None else []
+    papers = registry.papers()
+    exps = [e for e in registry.select() if not ids or e.id in ids or e.paper in ids]
+    unknown = [i for i in ids if i not in papers and i not in {e.id for e in exps}]
+    if unknown:
+        raise SystemExit(f"bench_profiles: unknown experiment or paper: {', '.join(unknown)}")
+    configs = [(exp, runner.compose(exp.id, extra, profile=profile)) for exp in exps]
+    rows = []
+    for exp, cfg in configs:
+        cpu0, t0 = _cpu_seconds(), time.perf_counter()
+        status = "ok"
+        try:
+            runner.execute(exp.id, cfg, results_dir=results)
+        except Exception as exc:  # a failing experiment is a row, not the end of the benchmark
+            status = f"error: {runner.error_line(exc)}"
+        wall, cpu = time.perf_counter() - t0, _cpu_seconds() - cpu0
+        rows.append({"profile": profile, "experiment": exp.id, "wall_s": wall, "cpu_s": cpu, "status": status})
+        print(f"{profile:<6} {exp.id:<44} {wall:8.1f} s wall {cpu:8.1f} s CPU  {status}", flush=True)
+    return rows
+
+
+def paper_table(rows: list[dict]) -> str:
+    """README's per-paper table (experiments, wall time, longest) with CPU time beside."""
+    lines = ["| paper | experiments | wall time | CPU time | longest |", "|---|---|---|---|---|"]
+    papers: dict[str, list[dict]] = {}
+    for r in rows:
+        papers.setdefault(r["experiment"].split("/")[0], []).append(r)
+    for paper, rs in sorted(papers.items()):
+        top = max(rs, key=lambda r: r["wall_s"])
+        wall, cpu = sum(r["wall_s"] for r in rs), sum(r["cpu_s"] for r in rs)
+        longest = f"{top['experiment'].split('/')[1]} {top['wall_s']:.0f} s"
+        lines.append(f"| {paper} | {len(rs)} | {wall / 60:.1f} min | {cpu / 60:.1f} min | {longest} |")
+    wall, cpu = sum(r["wall_s"] for r in rows), sum(r["cpu_s"] for r in rows)
+    lines.append(f"| **all** | **{len(rows)}** | **{wall / 60:.1f} min** | {cpu / 60:.1f} min | |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--profile", default="quick", choices=("quick", "paper", "both"))
+    ap.add_argument("--jobs", type=int, default=None, help="n_jobs of every experiment (reproduce's --jobs)")
+    ap.add_argument("--only", nargs="*", default=[], help="experiment ids or papers (default: all)")
+    ap.add_argument("--results", default=None, help="results directory (default: a fresh temporary one)")
+    ap.add_argument("--csv", default=None, help="also write the rows to this CSV file")
+    args = ap.parse_args()
+    profiles = ("quick", "paper") if args.profile == "both" else (args.profile,)
+    print(f"machine: {os.cpu_count()} cores, load average {_load():.1f} at the start; jobs {args.jobs or 1}")
+    rows: list[dict] = []
+    with tempfile.TemporaryDirectory(prefix="privlab-bench-") as tmp:
+        for profile in profiles:
+            results = Path(args.results or tmp) / profile
+            rows += run_profile(profile, args.only, args.jobs, results)
+    print(f"load average {_load():.1f} at the end")
+    for profile in profiles:
+        print(f"\n{profile} profile:\n" + paper_table([r for r in rows if r["profile"] == profile]))
+    if args.csv:
+        with open(args.csv, "w", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()
