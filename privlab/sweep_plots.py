@@ -11,6 +11,7 @@ and upper bounds) and its exact counterpart overlaid, on log scales where values
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -301,7 +302,9 @@ def metric_plot(
     for ax in axes[len(shown) :]:
         ax.set_visible(False)
     handles, labels = axes[0].get_legend_handles_labels()
-    if labels:
+    if len(labels) > 3:  # beside the panels, not over the curves
+        axes[len(shown) - 1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+    elif labels:
         axes[0].legend(fontsize=7)
     interval = (
         f"; bars: +-{Z} s.e. ({metric.se})"
@@ -312,7 +315,9 @@ def metric_plot(
     )
     more = f" (first {len(shown)} of {len(panel_values)} panels)" if len(panel_values) > len(shown) else ""
     fig.suptitle(wrap(f"{title}{interval}{more}", fig), fontsize=9)
-    fig.tight_layout()
+    with warnings.catch_warnings():  # a legend beside the panels: savefig's tight box makes room for it
+        warnings.simplefilter("ignore", UserWarning)
+        fig.tight_layout()
     return fig
 
 

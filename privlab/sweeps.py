@@ -264,7 +264,8 @@ def choose_metrics(
     for c in candidates:
         m = companions(c, schema_names)
         partners |= {p for p in (m.se, m.low, m.high, m.exact) if p}
-    candidates = [c for c in candidates if c not in partners and not c.endswith("_se")]
+    bounds = ("_se", "_upper", "_lower", "_low", "_high")  # intervals of other columns, not metrics of their own
+    candidates = [c for c in candidates if c not in partners and not c.endswith(bounds)]
     if view is None:
         return candidates[:MAX_METRICS]
     moved = [c for c in candidates if c in view and view.groupby("job")[c].mean().nunique() > 1]
