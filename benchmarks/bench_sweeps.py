@@ -44,17 +44,9 @@ def load() -> str:
 
 
 def privlab(args: list[str], results: Path) -> tuple[float, subprocess.CompletedProcess]:
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "privlab.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PRIVLAB_RESULTS": str(results)},
-    )
-    if done.returncode != 0:
-        sys.exit(done.stderr)
-    return time.perf_counter() - start, done
+    """``privlab ARGS``: wall time and the finished process (see `peak_run`)."""
+    wall, _, done = peak_run(args, results)
+    return wall, done
 
 
 def _library_call(trials: int, seed: int):
