@@ -111,7 +111,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("ids", nargs="*", help="experiment ids (default: all)")
     p.add_argument("--profile", default="quick", help="quick (minutes) or paper (the papers' full scale)")
     p.add_argument("--paper", help="only this paper (a key of 'privlab list')")
-    p.add_argument("--jobs", type=int, default=None, help="worker processes inside each experiment (-1 = all cores)")
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="worker processes inside each experiment, one experiment at a time (-1 = all cores); "
+        "without it, papers run side by side, one experiment per core",
+    )
     p.add_argument("--results", help="results directory (default: ./results, or PRIVLAB_RESULTS)")
     p.add_argument("--force", action="store_true", help="rerun experiments whose complete result already exists")
     p = sub.add_parser("check", help="regression check against the committed references")

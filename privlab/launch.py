@@ -14,6 +14,7 @@ import itertools
 import shutil
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
@@ -258,8 +259,11 @@ def run(exp_id: str, hydra_args: list[str]) -> int:
 def reproduce(
     ids: list[str], *, paper: str | None, profile: str, jobs: int | None, results: str | None, force: bool
 ) -> int:
-    """``privlab reproduce``: every chosen experiment in turn (a fault stops only its own), then the report."""
-    from . import report
+    """``privlab reproduce``: every chosen experiment (a fault stops only its own), then the report.
+
+    With ``jobs`` (``--jobs N``) the experiments run one at a time, N worker processes inside
+    each; without it several run at once, one per core (`privlab.reproduce_pool`)."""
+    from . import report, reproduce_pool
 
     if profile not in runner.PROFILES:
         raise PrivlabError(f"--profile must be one of {', '.join(runner.PROFILES)}; got {profile!r}")
@@ -274,31 +278,40 @@ def reproduce(
     total: dict[str, int] = {}
     failures: list[str] = []
     longest = ("", 0.0)
+    todo = []
     for k, (exp, cfg) in enumerate(configs, start=1):
-        head = f"[{k}/{len(configs)}, {_clock(time.perf_counter() - start)}] {exp.id}"
-        out_dir = results_dir / exp.paper / exp.name
-        if not force and runner.is_complete(out_dir, cfg, exp):
+        if not force and runner.is_complete(results_dir / exp.paper / exp.name, cfg, exp):
+            head = f"[{k}/{len(configs)}, {_clock(time.perf_counter() - start)}] {exp.id}"
             print(f"{head}: complete for this config, seed and code, skipped (--force reruns it)", flush=True)
             runner.clear_error(results_dir, exp)
-            continue
+        else:
+            todo.append((exp, cfg))
+    workers = reproduce_pool.default_workers(todo) if jobs is None else 1
+    done = len(configs) - len(todo)
+
+    def started(exp: registry.Experiment) -> None:
         slowest = f"; longest so far {longest[0]} {longest[1]:.0f} s" if longest[0] else ""
-        print(f"{head}: running ({profile} profile{slowest})", flush=True)
-        try:
-            outcome = runner.execute(exp.id, cfg, results_dir=results_dir)
-        except KeyboardInterrupt:
-            raise
-        except Exception as exc:  # one experiment's fault (a solver crash, a dead worker, a bug) stops only it
-            failures.append(exp.id)
-            log = runner.record_error(results_dir, exp, exc)
-            print(f"privlab: error: {exp.id}: {runner.error_line(exc)} (traceback: {log})", file=sys.stderr, flush=True)
+        at = f"{_clock(time.perf_counter() - start)}"
+        print(f"[{done + 1}/{len(configs)}, {at}] {exp.id}: running ({profile} profile{slowest})", flush=True)
+
+    def in_turn() -> Iterator[reproduce_pool.Outcome]:
+        for exp, cfg in todo:
+            started(exp)
+            yield reproduce_pool.run_one(exp.id, cfg, str(results_dir))
+
+    outcomes = reproduce_pool.run_concurrently(todo, results_dir, workers, started) if workers > 1 else in_turn()
+    for outcome in outcomes:
+        done += 1
+        head = f"[{done}/{len(configs)}, {_clock(time.perf_counter() - start)}] {outcome.exp_id}"
+        if not outcome.ok:
+            failures.append(outcome.exp_id)
+            print(f"privlab: error: {outcome.exp_id}: {outcome.error}", file=sys.stderr, flush=True)
             continue
-        runner.clear_error(results_dir, exp)
         if outcome.wall_time > longest[1]:
-            longest = (exp.id, outcome.wall_time)
-        tally = claims_mod.counts(outcome.claims)
-        total = {v: total.get(v, 0) + n for v, n in tally.items()}
-        note = f"; claims: {claims_mod.counts_text(tally)}" if outcome.claims else ""
-        print(f"{head}: {len(outcome.table)} rows, {outcome.wall_time:.1f} s{note}", flush=True)
+            longest = (outcome.exp_id, outcome.wall_time)
+        total = {v: total.get(v, 0) + n for v, n in outcome.tally.items()}
+        note = f"; claims: {claims_mod.counts_text(outcome.tally)}" if outcome.tally else ""
+        print(f"{head}: {outcome.rows} rows, {outcome.wall_time:.1f} s{note}", flush=True)
     path = report.write_report(results_dir)
     if any(total.values()):
         print(f"claims in all: {claims_mod.counts_text(total)}")
