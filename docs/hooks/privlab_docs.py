@@ -46,7 +46,7 @@ CONF = ROOT / "privlab" / "conf"
 log = logging.getLogger("mkdocs.plugins.privlab_docs")  # a warning fails `mkdocs build --strict`
 TOY_TEST = ROOT / "tests" / "test_toy_paper.py"
 TOY_DIR = "toy-root"  # where the tutorial builds the toy paper (the test's tmp root)
-CORE_MODULES = ("registry", "claims", "params", "stats", "datasets", "context", "formulas")
+CORE_MODULES = ("registry", "claims", "params", "relations", "constraints", "stats", "datasets", "context", "formulas")
 NOT_RUN_PREFIX = "<!-- not run in tests:"
 CONTRIBUTING_REASON = (
     "an excerpt quoted in CONTRIBUTING.md; privlab/experiments/lpb/ runs the complete code and the "

@@ -22,7 +22,8 @@ MC = {
     "distributions": PRIORS,
     "mc": {
         "trials": Int(1, 10**12, limit="trials per distribution"),
-        "chunk": Int(1, 2**32 - 1, limit="trials per chunk, counted in uint32 cells"),
+        # counted in uint32 cells (2^32 - 1 at most); a chunk is the unit of resumption, seconds each
+        "chunk": Int(1, 10**8, limit="trials per chunk, the unit of resumption, a few seconds each"),
         "kernel": Choice(*ml.KERNELS),
         "checkpoint_seconds": Real(0),
     },
