@@ -11,6 +11,7 @@ through the command line: one line ``privlab: error: ...``, exit 2, nothing writ
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import subprocess
@@ -19,9 +20,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
-from omegaconf import OmegaConf
 
-from privlab import PrivlabError, params, registry, runner
+from privlab import PrivlabError, multirun, params, registry, runner
 from privlab.constraints import Constraint
 from privlab.relations import Cost
 
@@ -81,10 +81,17 @@ def _table(slow: bool):
     return rows
 
 
+@functools.cache
+def _composer(exp_id: str) -> multirun.Composer:
+    """Composes a job as `runner.compose` does, one Hydra composition per experiment (the path every
+    job of a sweep takes; tests/core/test_sweep_engine.py checks the two agree)."""
+    return multirun.Composer(exp_id)
+
+
 def _compose_refuses(exp_id: str, name: str, value) -> None:
     override = f"{name}={_fmt(value)}"
     with pytest.raises(PrivlabError) as err:
-        runner.compose(exp_id, [override])
+        _composer(exp_id).container([override])
     text = str(err.value)
     assert "\n" not in text and name.split(".")[-1] in text, f"{override}: {text}"
 
@@ -127,12 +134,12 @@ def _violations_refused(exp_id: str, index: int) -> int:
     naming one of its parameters; returns how many there were."""
     exp = registry.get(exp_id)
     relation = exp.relations[index]
-    config = OmegaConf.to_container(runner.compose(exp_id), resolve=True)
+    config = _composer(exp_id).container([])
     cases = list(relation.violations(config, exp.params))
     for what, change in cases:
         overrides = [f"{name}={_fmt(value)}" for name, value in change.items()]
         with pytest.raises(PrivlabError) as err:
-            runner.compose(exp_id, overrides)
+            _composer(exp_id).container(overrides)
         text = str(err.value)
         named = [n.split(".")[-1].split("[")[0] for n in relation.names()]
         assert "\n" not in text and any(n in text for n in named), f"{what} {overrides}: {text}"
