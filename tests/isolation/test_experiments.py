@@ -33,7 +33,7 @@ def _claims(name: str, table: pd.DataFrame | None = None, overrides=()):
         ("utility", {"agree": 8, "disagree": 1, "info": 0}),
         ("real_data", {"agree": 1, "disagree": 0, "info": 3}),
         ("real_data_acs", {"agree": 1, "disagree": 0, "info": 4}),
-        ("formulas", {"agree": 6, "disagree": 3, "info": 0}),  # [-1, 1]^n; Case 1 at c = 4; Case 1's count
+        ("formulas", {"agree": 7, "disagree": 2, "info": 0}),  # [-1, 1]^n; Case 1's count
     ],
 )
 def test_reference_verdicts(name, expected):
