@@ -15,8 +15,9 @@ paper alone runs as before, one experiment at a time. Results do not depend on a
 neighbour shares the machine.
 
 A failing experiment is its line and its log, as in the serial path. A worker process that dies
-(killed, out of memory, a crash in C code) takes its experiment down with one line; the other
-experiments go on in a fresh pool.
+(killed, out of memory, a crash in C code) breaks the pool: the experiments in flight are run
+again, alone, in a fresh pool, and the one whose worker dies alone fails with one line; the
+others go on.
 """
 
 from __future__ import annotations
@@ -84,39 +85,48 @@ def run_concurrently(
         chains.setdefault(exp.paper, []).append((exp, cfg))
     queues = [list(reversed(chain)) for chain in chains.values()]  # popped from the end: registry order
     busy: set[int] = set()  # chains with an experiment in flight
+    suspects: list[tuple[int, registry.Experiment, Any]] = []  # in flight when a pool broke: rerun alone
     executor = get_reusable_executor(max_workers=workers, timeout=60)
-    in_flight: dict[Future, tuple[int, registry.Experiment]] = {}
+    in_flight: dict[Future, tuple[int, registry.Experiment, Any, bool]] = {}
+
+    def submit(c: int, exp: registry.Experiment, cfg: Any, alone: bool) -> None:
+        started(exp)
+        in_flight[executor.submit(run_one, exp.id, cfg, str(results_dir))] = (c, exp, cfg, alone)
+        busy.add(c)
+
     try:
-        while in_flight or any(queues):
-            # a free worker takes the next experiment of the idle paper with the most left (balance)
-            while len(in_flight) < workers:
-                idle = [c for c, queue in enumerate(queues) if queue and c not in busy]
-                if not idle:
-                    break
-                c = max(idle, key=lambda c: len(queues[c]))
-                exp, cfg = queues[c].pop()
-                started(exp)
-                in_flight[executor.submit(run_one, exp.id, cfg, str(results_dir))] = (c, exp)
-                busy.add(c)
+        while in_flight or suspects or any(queues):
+            if suspects:  # one at a time: the one whose worker dies alone is the one that kills it
+                if not in_flight:
+                    c, exp, cfg = suspects.pop(0)
+                    submit(c, exp, cfg, alone=True)
+            else:  # a free worker takes the next experiment of the idle paper with the most left (balance)
+                while len(in_flight) < workers:
+                    idle = [c for c, queue in enumerate(queues) if queue and c not in busy]
+                    if not idle:
+                        break
+                    c = max(idle, key=lambda c: len(queues[c]))
+                    exp, cfg = queues[c].pop()
+                    submit(c, exp, cfg, alone=False)
             done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
             broken = False
             for future in done:
-                c, exp = in_flight.pop(future)
-                busy.discard(c)
+                c, exp, cfg, alone = in_flight.pop(future)
                 try:
-                    yield future.result()
+                    outcome = future.result()
                 except BrokenProcessPool as exc:
                     broken = True
+                    if not alone:  # it or a neighbour killed the pool: tried again alone
+                        suspects.append((c, exp, cfg))
+                        continue
+                    busy.discard(c)
                     err = RuntimeError(f"the worker process running it died ({runner.error_line(exc)})")
                     log = runner.record_error(results_dir, exp, err)
                     yield Outcome(exp.id, False, error=f"{runner.error_line(err)} (traceback: {log})")
-            if broken:  # the other experiments in flight died with the pool: said above, the rest go on
-                for future, (c, exp) in list(in_flight.items()):
-                    in_flight.pop(future)
-                    busy.discard(c)
-                    err = RuntimeError("its worker pool broke while it ran (another worker died)")
-                    log = runner.record_error(results_dir, exp, err)
-                    yield Outcome(exp.id, False, error=f"{runner.error_line(err)} (traceback: {log})")
+                    continue
+                busy.discard(c)
+                yield outcome
+            if broken:
                 executor = get_reusable_executor(max_workers=workers, timeout=60)  # a fresh pool
     except BaseException:
         executor.shutdown(wait=False, kill_workers=True)
