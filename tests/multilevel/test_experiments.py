@@ -30,7 +30,7 @@ class Verdicts(dict):
     [
         ("multilevel/agreement", "domain_size=200", "domain_size must be at most 107 (F holds s^4 int64 cells"),
         ("multilevel/fig5_collusion", "mc.trials=0", "mc.trials must be an integer in [1,"),
-        ("multilevel/fig5_collusion", "mc.chunk=5000000000", "mc.chunk must be at most 4,294,967,295"),
+        ("multilevel/fig5_collusion", "mc.chunk=5000000000", "mc.chunk must be at most 100,000,000"),
         ("multilevel/fig5_collusion", "mc.kernel=naive", "mc.kernel must be one of stratified, perturber"),
         ("multilevel/fig6_equivalence", "retention.b=1.5", "retention.b must be in (0, 1]"),
         ("multilevel/fig6_equivalence", "equivalence.uniform.recipient=Eve", "must be one of Alice, Bob, Charlie"),
@@ -39,7 +39,7 @@ class Verdicts(dict):
         ("multilevel/fig7_independent", "mc.chunk=10000000", "mc.chunk must be at most 1,000,000"),
         ("multilevel/fig8_overhead", "table_sizes=[1000000000]", "table_sizes[0] must be at most 100,000,000"),
         ("multilevel/formulas", "grid.domain_sizes=[20]", "grid.domain_sizes[0] must be at most 12"),
-        ("multilevel/example", "domain_size=5000", "domain_size must be at most 1,000 (outcomes enumerated)"),
+        ("multilevel/example", "domain_size=5000", "domain_size must be at most 100 (s^3 outcomes enumerated"),
         ("multilevel/priors", "distributions.salary.kind=zipf", "distributions.salary.kind must be one of"),
         ("multilevel/fig5_collusion_acs", "distributions.occupation.domain_size=1", "occupation.domain_size must be"),
     ],
