@@ -1,6 +1,7 @@
 """``privlab reproduce`` without --jobs runs papers side by side (privlab.reproduce_pool): the same
 tables as one at a time, each paper's experiments in order, a fault or a dead worker process
-only its own experiment's line."""
+only its own experiment's line (one run of the command checks all of it: each run starts
+processes that import privlab)."""
 
 import os
 import textwrap
@@ -9,7 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from privlab.testing import run_cli
+from privlab import runner
+from privlab.testing import paper_root, run_cli
 
 PAPER = '''
 """Toy paper {name}."""
@@ -68,43 +70,32 @@ def root(tmp_path_factory) -> Path:
 IDS = ("toyone/a_first", "toyone/b_second", "toytwo/a_first", "toytwo/b_second")
 
 
-def _reproduce(root, results, *args, **env):
-    full = {"PRIVLAB_PATH": str(root), "POOL_LOG": str(results / "log.txt"), **env}
-    return run_cli("reproduce", *IDS, *args, results=results, env=full, timeout=300)
-
-
-def _tables(results):
-    return {i: pd.read_csv(results / i / "result.csv") for i in IDS}
-
-
-def test_papers_side_by_side_give_the_tables_of_one_at_a_time(root, tmp_path):
-    pooled, serial = tmp_path / "pooled", tmp_path / "serial"
-    res = _reproduce(root, pooled, POOL_SLEEP="1")
-    assert res.returncode == 0, res.stderr
-    assert _reproduce(root, serial, "--jobs", "1").returncode == 0
-    for i, table in _tables(pooled).items():
-        pd.testing.assert_frame_equal(table, _tables(serial)[i])
-    log = [line.split() for line in (pooled / "log.txt").read_text().splitlines()]
-    order = [name for name, _ in log]
-    for paper in ("toyone", "toytwo"):  # each paper's experiments in order (b read a's file above)
-        assert order.index(f"{paper}/a_first") < order.index(f"{paper}/b_second")
-    if (os.cpu_count() or 1) > 1:  # two papers on two cores: two worker processes, none of them this one
-        assert len({pid for _, pid in log}) == 2
-        serial_pids = {line.split()[1] for line in (serial / "log.txt").read_text().splitlines()}
-        assert len(serial_pids) == 1
-    assert res.stdout.count(": running (quick profile") == 4 and "[4/4," in res.stdout
-
-
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: reproduce runs one experiment at a time")
-@pytest.mark.parametrize("fault", ["POOL_FAULT", "POOL_DIE"])
-def test_a_fault_or_a_dead_worker_fails_only_its_experiment(root, tmp_path, fault):
-    # toytwo is in flight when toyone's worker dies: the broken pool's experiments run again alone
-    res = _reproduce(root, tmp_path, POOL_SLEEP="1", **{fault: "toyone"})
+def test_papers_side_by_side_same_tables_in_order_and_a_fault_or_dead_worker_fails_only_its_own(
+    root, tmp_path, monkeypatch
+):
+    pooled = tmp_path / "pooled"
+    env = {"PRIVLAB_PATH": str(root), "POOL_LOG": str(tmp_path / "log.txt"), "POOL_SLEEP": "1"}
+    # toyone's second experiment kills its worker process, toytwo's raises: whichever is in flight
+    # beside the death breaks with the pool and is run again alone
+    res = run_cli("reproduce", *IDS, results=pooled, env={**env, "POOL_DIE": "toyone", "POOL_FAULT": "toytwo"})
     assert res.returncode == 1
-    errors = [line for line in res.stderr.splitlines() if line.startswith("privlab: error:")]
-    assert len(errors) == 2 and errors[0].startswith("privlab: error: toyone/b_second: "), res.stderr
-    assert ("boom in toyone" if fault == "POOL_FAULT" else "worker process running it died") in errors[0]
-    assert errors[1] == "privlab: error: 1 experiment(s) failed: toyone/b_second; the others completed"
-    assert "Traceback" not in res.stderr and (tmp_path / "errors" / "toyone" / "b_second.log").is_file()
-    for i in ("toyone/a_first", "toytwo/a_first", "toytwo/b_second"):
-        assert (tmp_path / i / "result.csv").is_file()
+    errors = sorted(line for line in res.stderr.splitlines() if line.startswith("privlab: error:"))
+    assert len(errors) == 3, res.stderr
+    assert errors[0].startswith("privlab: error: 2 experiment(s) failed: ")
+    assert errors[1].startswith("privlab: error: toyone/b_second: ") and "worker process running it died" in errors[1]
+    assert errors[2].startswith("privlab: error: toytwo/b_second: RuntimeError: boom in toytwo"), errors[2]
+    assert "Traceback" not in res.stderr and (pooled / "errors" / "toyone" / "b_second.log").is_file()
+    assert res.stdout.count(": running (quick profile") >= 4 and "[4/4," in res.stdout
+
+    log = [line.split() for line in (tmp_path / "log.txt").read_text().splitlines()]
+    order = [name for name, _ in log]
+    for paper in ("toyone", "toytwo"):  # each paper in order (b_second read what a_first left, then failed)
+        assert order.index(f"{paper}/a_first") < order.index(f"{paper}/b_second")
+    assert len({pid for _, pid in log} - {str(os.getpid())}) >= 2  # worker processes, not this one
+
+    monkeypatch.setenv("POOL_LOG", str(tmp_path / "serial.txt"))
+    with paper_root(root):  # one at a time, in this process: the same tables
+        for exp_id in ("toyone/a_first", "toytwo/a_first"):
+            table = runner.execute(exp_id, runner.compose(exp_id), results_dir=tmp_path / "serial").table
+            pd.testing.assert_frame_equal(pd.read_csv(pooled / exp_id / "result.csv"), table, check_dtype=False)
