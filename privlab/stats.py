@@ -9,9 +9,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats as _st
 
+from ._lazy import lazy
 from ._validation import PrivlabError, check_int, check_real
+
+_st = lazy("scipy.stats")
 
 __all__ = [
     "proportion_se",

@@ -37,12 +37,16 @@ the former block-by-block brute force over all n columns; a nearest neighbour ab
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy.spatial import cKDTree
 
+from .._lazy import lazy
 from .._validation import check_choice
+
+spatial = lazy("scipy.spatial")
+if TYPE_CHECKING:
+    from scipy.spatial import cKDTree
 
 __all__ = ["KDTREE_MAX_D", "METHODS", "DistanceIndex", "use_tree", "scan_order", "exact_sq"]
 
@@ -142,7 +146,7 @@ class DistanceIndex:
     @property
     def tree(self) -> cKDTree:
         if self._tree is None:
-            self._tree = cKDTree(self.db)
+            self._tree = spatial.cKDTree(self.db)
         return self._tree
 
     # --- shared pieces ------------------------------------------------------------------

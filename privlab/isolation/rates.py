@@ -7,9 +7,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, stats
 
+from .._lazy import lazy
 from .._validation import PrivlabError, check_array, check_int, check_real
+
+optimize, stats = lazy("scipy.optimize"), lazy("scipy.stats")
 
 __all__ = [
     "BEST",

@@ -17,12 +17,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import gammaln
 
+from .._lazy import lazy
 from .._validation import PrivlabError, check_int, check_real, rng_from
 from ._checks import check_box, check_db, check_indices, check_targets
 from .histogram import Histogram, build_histogram
 from .metric import t_radius
+
+special = lazy("scipy.special")
 
 __all__ = [
     "perturb",
@@ -83,7 +85,7 @@ def expected_noise_length_ratio(d: int, scale: float = 1.0) -> float:
     """Exact E[||noise|| / t_x] of `perturb`: ``scale * E[chi_d] / sqrt(d)``."""
     d = check_int("d", d, low=1)
     scale = check_real("scale", scale, low=0)
-    return float(scale * np.sqrt(2.0) * np.exp(gammaln((d + 1) / 2) - gammaln(d / 2)) / np.sqrt(d))
+    return float(scale * np.sqrt(2.0) * np.exp(special.gammaln((d + 1) / 2) - special.gammaln(d / 2)) / np.sqrt(d))
 
 
 @dataclass(frozen=True)

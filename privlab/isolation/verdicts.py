@@ -14,12 +14,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .. import claims as cl
+from .._lazy import lazy
 from .._validation import PrivlabError, check_mapping
 from ..formulas import table_rows
 from .rates import DecayFit, exact_upper, fit_decay, natural_rows
+
+stats = lazy("scipy.stats")
 
 __all__ = ["isolation_vs_d", "isolation_vs_c_T", "bad_sanitizer", "utility", "real_data", "formulas"]
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from .._lazy import lazy
 from .._validation import MapFn, PrivlabError, SeedSequenceFn, check_array, check_callable, check_int, map_in_order
 from ._checks import MAX_DRAWS, check_size
 from .adversary import max_posterior
@@ -28,6 +28,8 @@ from .breach import capped_prior, informed_adversary
 from .calibration import Calibration, EpsilonDP, check_rhos
 from .laplace import laplace_noise, laplace_quantile
 from .noise_ratio import panel_settings
+
+stats = lazy("scipy.stats")
 
 __all__ = ["lpb_vs_dp", "lpb_vs_dp_grid"]
 

@@ -28,11 +28,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .. import params
+from .._lazy import lazy
 from .._validation import PrivlabError, _fmt, check_array, check_distribution, check_mapping, check_real
 from ._checks import MAX_CELLS, check_cells, check_s
+
+stats = lazy("scipy.stats")
 
 __all__ = [
     "PRIOR_KINDS",

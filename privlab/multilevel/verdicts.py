@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .. import claims as cl
 from .. import datasets
+from .._lazy import lazy
 from .._validation import check_mapping, check_table
 from ..claims import Claim
 from ..formulas import table_rows
@@ -26,6 +26,8 @@ from ..stats import zscores
 from .exact import copy_given_x, expected_confidence_single, independent_all_other
 from .overhead import change_points_se
 from .priors import prior_domain
+
+stats = lazy("scipy.stats")
 
 __all__ = [
     "fig5_collusion",
