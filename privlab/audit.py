@@ -53,6 +53,9 @@ import yaml
 from . import ledger, registry
 from ._validation import PrivlabError
 
+# libyaml's parser where PyYAML has it: the same documents, several times faster
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 CATEGORIES = ("cross-reference", "citation", "term", "value")
 PLAIN_RESULTS = ("ok", "lost")  # anything else names a ledger item with a finding
 COPY_RESULTS = ("ok", "reconstructed", "fixed")
@@ -115,7 +118,7 @@ def _str(raw: Mapping[str, Any], key: str) -> str:
 def read(path: Path) -> Audit:
     """Read and validate one audit file (see the module docstring for the format)."""
     try:
-        data = yaml.safe_load(Path(path).read_text()) or {}
+        data = yaml.load(Path(path).read_text(), Loader=_LOADER) or {}
     except yaml.YAMLError as exc:
         raise PrivlabError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
     if not isinstance(data, dict) or not data.get("paper"):

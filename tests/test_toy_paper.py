@@ -96,6 +96,7 @@ def privlab(root: Path, results: Path, *args: str) -> subprocess.CompletedProces
     return run_cli(*args, results=results, env={"PRIVLAB_PATH": str(root)}, cwd=root, timeout=300)
 
 
+@pytest.mark.slow  # ten command-line processes one after the other (15 s on 2 cores)
 def test_a_toy_paper_runs_everywhere(toy_root, tmp_path):
     results = tmp_path / "results"
     listed = privlab(toy_root, results, "list", "--paper", "toy")
@@ -197,6 +198,7 @@ def installed_toy(tmp_path_factory) -> Path:
     return site
 
 
+@pytest.mark.slow  # a pip install, then the command line in the installed package's environment (12 s)
 def test_a_paper_installed_as_a_package_runs_through_its_entry_point(installed_toy, tmp_path):
     env = {"PYTHONPATH": str(installed_toy), "PRIVLAB_PATH": ""}
     work = tmp_path / "work"

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.patches import Rectangle
 
 from ..figures import Axis, FigureSpec, Interval, Layer, Panel, Reference, config_value, figure, gap_label, style_map
 from .anatomy import max_eligible_l
@@ -65,6 +64,8 @@ def _assignment(df: pd.DataFrame) -> Any:
     parts = [("T1", int(r.S1), int(r.b1), df.t1.to_numpy()), ("T2", int(r.S2), int(r.b2), df.t2.to_numpy())]
 
     def draw(ax: Any) -> None:
+        from matplotlib.patches import Rectangle  # here: the command line starts without matplotlib
+
         column = 0
         for part, size, buckets, counts in parts:
             labels = np.repeat(df.value.to_numpy(), counts)

@@ -124,6 +124,7 @@ def test_check_survives_a_fault(root, tmp_path):
     assert rows == {"faulty/good": "OK", "faulty/raises": "ERROR"}
 
 
+@pytest.mark.slow  # waits for workers to outlive a killed parent, or not (12 s, most of it sleeping)
 def test_killed_reproduce_resumes_and_workers_die_with_it(root, tmp_path):
     marker = tmp_path / "marker"
     env = _env(root, tmp_path, FAULTY_SLEEP="4", FAULTY_MARKER=str(marker))
