@@ -131,7 +131,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--parts", default="1,2,3", help="which measurements to run, e.g. 2 or 1,2")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes for [2] (default 2)")
-    ap.add_argument("--ilp-limit", type=float, default=120.0, help="CBC time limit for [3] (paper profile: 600 s)")
+    ap.add_argument("--ilp-limit", type=float, default=120.0, help="the ILP solver's time limit for [3] (paper: 600 s)")
     args = ap.parse_args()
     parts = {int(p) for p in args.parts.split(",")}
     print(f"machine: {os.cpu_count()} cores")

@@ -74,7 +74,11 @@ def fig4_mse(cfg, ctx):
     keys=("table", "theta", "method"),
     # the ILP may release another optimal setting (alternative optima, as in fig4_mse): the pool's
     # RE on it moves within the pool's own sampling error
-    tolerances={"re": Tolerance(se="re_se", k=5), "re_se": Tolerance(rtol=0.2), "re_median": Tolerance(se="re_se", k=5)},
+    tolerances={
+        "re": Tolerance(se="re_se", k=5),
+        "re_se": Tolerance(rtol=0.2),
+        "re_median": Tolerance(se="re_se", k=5),
+    },
     figures={"fig5_re": figures.re_vs_theta},
     params={
         **GRID,
