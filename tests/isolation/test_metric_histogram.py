@@ -313,43 +313,6 @@ def test_histogram_plus_perturbation_halves():
     np.testing.assert_array_equal(again.perturbed, rel.perturbed)
 
 
-def test_cell_adversaries_stay_in_cell():
-    low = np.array([[0.0, 0.5], [-1.0, -1.0]])
-    side = np.array([0.5, 1.0])
-    q = iso.adversary_cell_uniform(np.repeat(low, 500, axis=0), np.repeat(side, 500), seed=1)
-    lo = np.repeat(low, 500, axis=0)
-    assert np.all((q >= lo) & (q <= lo + np.repeat(side, 500)[:, None]))
-    np.testing.assert_allclose(iso.adversary_cell_centre(low, side), [[0.25, 0.75], [-0.5, -0.5]])
-
-
-def test_kmeans_recovers_separated_clusters():
-    rng = np.random.default_rng(0)
-    centres = np.array([[-0.6, -0.6], [0.6, 0.6], [-0.6, 0.6]])
-    X = np.vstack([c + 0.02 * rng.standard_normal((100, 2)) for c in centres])
-    got = iso.kmeans(X, 3, seed=1)
-    assert np.allclose(np.sort(got, axis=0), np.sort(centres, axis=0), atol=0.02)
-    # weights: one heavy point pulls a 1-means centre onto itself
-    w = np.array([1.0, 1.0, 1e6])
-    assert np.allclose(iso.kmeans(np.array([[0.0], [1.0], [5.0]]), 1, weights=w)[0], 5.0, atol=1e-4)
-
-
-def test_box_fraction_histogram_exact():
-    db = np.array([[0.1, 0.1], [0.6, 0.6], [0.2, 0.7], [0.9, 0.2], [-0.5, -0.5]])
-    h = iso.build_histogram(db, 3)
-    # the whole box holds everything; the lower-left quadrant holds the one point spread over it
-    assert iso.box_fraction_histogram(h, [-1, -1], [1, 1]) == pytest.approx(1.0)
-    assert iso.box_fraction_histogram(h, [-1, -1], [-0.5, 0]) == pytest.approx(0.5 / 5)
-
-
-def test_scale_to_cube_keeps_order_and_box():
-    X = np.column_stack([np.repeat([1.0, 2.0, 5.0], 50), np.arange(150.0)])
-    Y = iso.scale_to_cube(X, seed=0)
-    assert Y.min() >= -1 and Y.max() <= 1
-    order = np.argsort(X[:, 0], kind="stable")
-    assert np.all(np.diff(Y[order[49:51], 0]) > 0)  # distinct values never swap order
-    assert np.unique(Y[:, 0]).size == 150  # jitter removed the ties
-
-
 # --- bad input ----------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "call, word",
