@@ -117,8 +117,22 @@ class Paper:
     root: Path | None = None  # the directory a ledger's ``test:tests/...`` references resolve against
 
 
+class PaperScoped:
+    """Something whose ``id`` is ``<paper>/<name>`` (an experiment, a study, a report entry)."""
+
+    id: str
+
+    @property
+    def paper(self) -> str:
+        return self.id.split("/", 1)[0]
+
+    @property
+    def name(self) -> str:
+        return self.id.split("/", 1)[1]
+
+
 @dataclass(eq=False)
-class Experiment:
+class Experiment(PaperScoped):
     """One reproduced table or figure: a function ``(cfg, ctx) -> DataFrame`` and what goes with it."""
 
     id: str
@@ -135,14 +149,6 @@ class Experiment:
     twin_of: str | None = None  # the experiment this one repeats on other data (e.g. real ACS records)
     figures: dict[str, Callable[..., Any]] = field(default_factory=dict)
     claims_fn: Callable[..., list[Claim]] | None = None
-
-    @property
-    def paper(self) -> str:
-        return self.id.split("/", 1)[0]
-
-    @property
-    def name(self) -> str:
-        return self.id.split("/", 1)[1]
 
     def tolerance(self, column: str) -> Tolerance:
         return self.tolerances.get(column, EXACT)

@@ -337,18 +337,10 @@ def _sum_tallies(tallies: Iterable[dict[str, int]]) -> dict[str, int]:
 # reading the run directories
 # ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class _Entry:
+class _Entry(registry.PaperScoped):
     id: str
     artifact: str
     summary: str
-
-    @property
-    def paper(self) -> str:
-        return self.id.split("/", 1)[0]
-
-    @property
-    def name(self) -> str:
-        return self.id.split("/", 1)[1]
 
 
 def _entries(results_dir: Path, experiments: Sequence[registry.Experiment] | None) -> list[_Entry]:

@@ -46,7 +46,7 @@ KEYS = ("experiment", "question", "probes", "about", "grid", "overrides", "timin
 
 
 @dataclass(frozen=True)
-class Study:
+class Study(registry.PaperScoped):
     """One robustness question (a ``conf/study/<paper>/<name>.yaml``)."""
 
     id: str  # <paper>/<name>
@@ -58,14 +58,6 @@ class Study:
     overrides: dict[str, list[str]] = field(default_factory=dict)  # scale -> fixed overrides
     timing: bool = False
     path: Path | None = None
-
-    @property
-    def paper(self) -> str:
-        return self.id.split("/", 1)[0]
-
-    @property
-    def name(self) -> str:
-        return self.id.split("/", 1)[1]
 
     def keys(self, scale: str = "quick") -> list[str]:
         return list(self.grid[scale])

@@ -1,10 +1,13 @@
-"""Query restriction (Section 5): exact answers to overlapping range-sum queries of query-set
-size ``Q = 2l`` over shuffled records; the intruder bounds each record's confidential value
-by linear programming over the answers and the domain bounds.
+"""Query restriction (Section 5): exact answers to range-sum queries of query-set size
+``Q = 2l`` over shuffled records; the intruder bounds each record's confidential value by
+linear programming over the answers and the domain bounds.
 
-Two independent paths give the bounds: :func:`lp_bounds` (two HiGHS linear programs per
-record, as the paper does) and the exact structural method of :class:`QueryRestriction`
-(the overlapping blocks leave one degree of freedom), O(n) for all records at once.
+The seed's windows overlap by half (``k = floor(2n/Q) - 1`` queries, ``overlap="half"``);
+``overlap="none"`` takes disjoint windows instead (``k = floor(n/Q)``), the other reading of
+an overlap the seed does not state. Two independent paths give the bounds: :func:`lp_bounds`
+(two HiGHS linear programs per record, as the paper does) and the exact structural method of
+:class:`QueryRestriction` (the overlapping blocks leave one degree of freedom; disjoint blocks
+bound each record by its own block's answer), O(n) for all records at once.
 """
 
 from __future__ import annotations
@@ -22,15 +25,17 @@ __all__ = ["QueryRestriction", "bounds_to_indices", "BoundsRelease"]
 
 MAX_RECORDS = 10**7  # the shuffle, the blocks and the bounds are arrays over the records
 MAX_LP_RECORDS = 10_000  # records bounded by two linear programs each (method="lp")
+OVERLAPS = ("half", "none")  # consecutive windows share l records (the seed's k), or none
 
 
 class QueryRestriction:
-    """Overlapping range-sum queries over shuffled records and the bounds they imply.
+    """Range-sum queries over shuffled records and the bounds they imply.
 
-    The records are shuffled (``order[pos]`` is the record at position ``pos``); with
-    ``Q = 2l`` query ``t`` (``t = 0..k-1``) sums positions ``t l .. t l + 2l - 1``, so
-    there are ``k = floor(2n/Q) - 1`` exact answers. The intruder bounds each record's
-    value subject to the answers and ``d_min <= r <= d_max``.
+    The records are shuffled (``order[pos]`` is the record at position ``pos``). With
+    ``overlap="half"`` and ``Q = 2l``, query ``t`` (``t = 0..k-1``) sums positions
+    ``t l .. t l + 2l - 1``, so there are ``k = floor(2n/Q) - 1`` exact answers; with
+    ``overlap="none"`` it sums positions ``t Q .. t Q + Q - 1``, ``k = floor(n/Q)``. The
+    intruder bounds each record's value subject to the answers and ``d_min <= r <= d_max``.
 
     Parameters
     ----------
@@ -42,9 +47,11 @@ class QueryRestriction:
         Drives the shuffle.
     domain : array_like, optional
         Confidential domain (its min and max bound every record); the values' range otherwise.
+    overlap : {"half", "none"}
+        Records shared by consecutive windows: ``l`` (the seed's scheme) or none (disjoint windows).
     """
 
-    def __init__(self, values: Any, set_size: int, seed: Any, domain: Any = None) -> None:
+    def __init__(self, values: Any, set_size: int, seed: Any, domain: Any = None, overlap: str = "half") -> None:
         self.values = check_array("values", values, dtype=float)
         n = self.values.size
         if n > MAX_RECORDS:
@@ -52,13 +59,20 @@ class QueryRestriction:
         Q = check_int("set_size", set_size, low=2, high=n)
         if Q % 2:
             raise PrivlabError(f"set_size must be even (Q = 2l), got {Q}")
+        self.overlap = check_choice("overlap", overlap, OVERLAPS)
         self.n, self.set_size, self.half = n, Q, Q // 2
-        self.n_queries = (2 * n) // Q - 1
+        # stride between window starts: l (half) or Q (none)
+        self.stride = self.half if self.overlap == "half" else Q
+        self.n_queries = (n - Q) // self.stride + 1
         dom = self.values if domain is None else check_array("domain", domain, dtype=float)
         self.d_min, self.d_max = float(dom.min()), float(dom.max())
         if self.values.min() < self.d_min or self.values.max() > self.d_max:
             raise PrivlabError("values must lie inside the domain")
         self.order = rng_from(seed).permutation(n)
+        if self.overlap == "none":
+            k = self.n_queries
+            self.answers = self.values[self.order[: k * Q]].reshape(k, Q).sum(axis=1)
+            return
         # answers: sums of the blocks t and t+1 of l shuffled records each
         l, k = self.half, self.n_queries
         block = self.values[self.order[: (k + 1) * l]].reshape(k + 1, l).sum(axis=1)
@@ -68,9 +82,9 @@ class QueryRestriction:
         """The system ``A r = answers`` over records (``A`` a scipy CSR 0/1 matrix, shape (k, n))."""
         from scipy.sparse import csr_matrix
 
-        l, k = self.half, self.n_queries
-        rows = np.repeat(np.arange(k), 2 * l)
-        pos = (np.arange(k)[:, None] * l + np.arange(2 * l)[None, :]).ravel()
+        Q, k = self.set_size, self.n_queries
+        rows = np.repeat(np.arange(k), Q)
+        pos = (np.arange(k)[:, None] * self.stride + np.arange(Q)[None, :]).ravel()
         return csr_matrix((np.ones(rows.size), (rows, self.order[pos])), shape=(k, self.n)), self.answers.copy()
 
     def bounds(self, records: Any = None, method: str = "structural") -> tuple[np.ndarray, np.ndarray]:
@@ -90,8 +104,21 @@ class QueryRestriction:
         if method == "lp":
             A, b = self.equations()
             return lp_bounds(A, b, self.d_min, self.d_max, recs)
-        L, U = self._structural()
+        L, U = self._structural() if self.overlap == "half" else self._disjoint()
         return L[recs], U[recs]
+
+    def _disjoint(self) -> tuple[np.ndarray, np.ndarray]:
+        """Exact bounds of disjoint windows: no query shares a record with another, so a record
+        of window ``t`` ranges over ``[max(d_min, a_t - (Q-1) d_max), min(d_max, a_t - (Q-1) d_min)]``
+        (its ``Q - 1`` companions at the domain's bounds). Records in no query keep the whole domain.
+        """
+        Q, k = self.set_size, self.n_queries
+        L = np.full(self.n, self.d_min)
+        U = np.full(self.n, self.d_max)
+        covered = self.order[: k * Q].reshape(k, Q)
+        L[covered] = np.maximum(self.d_min, self.answers - (Q - 1) * self.d_max)[:, None]
+        U[covered] = np.minimum(self.d_max, self.answers - (Q - 1) * self.d_min)[:, None]
+        return L, U
 
     def _structural(self) -> tuple[np.ndarray, np.ndarray]:
         """Exact bounds from the chain structure.

@@ -16,13 +16,13 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
-from .._validation import PrivlabError, check_real
+from .._validation import PrivlabError, check_choice, check_real
 from . import checkers, exact
 from ._checks import check_instance
 from .data import SKData
 from .exact import Moments
 from .noise import NoisyRelease, binomial_noise_codes, noise_intervals, noise_max
-from .query_restriction import BoundsRelease, QueryRestriction, bounds_to_indices
+from .query_restriction import OVERLAPS, BoundsRelease, QueryRestriction, bounds_to_indices
 from .sampling import SampleRelease, sample_records
 
 __all__ = [
@@ -141,13 +141,20 @@ class QueryRestrictionTechnique(SDCTechnique):
 
     Utility falls as the query sets grow. The bounds come from the structural method; the
     checker re-derives some of them by the LP. No closed form for a uniquely identified
-    record's CAE (it depends on the whole shuffle).
+    record's CAE (it depends on the whole shuffle). ``overlap`` is the window scheme of
+    `QueryRestriction`: ``"half"`` (the seed's ``k = floor(2n/Q) - 1``) or ``"none"`` (disjoint).
     """
+
+    overlap: str = "half"
 
     name: ClassVar[str] = "query_restriction"
     utility_sign: ClassVar[int] = -1
     checked: ClassVar[str] = "answers are the true sums, truth inside [L, U], structural [L, U] = the HiGHS LP's"
     level_range: ClassVar[tuple[float, float]] = (2.0, float(10**9))
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_choice("overlap", self.overlap, OVERLAPS)
 
     def check_level(self, level: float) -> None:
         if not float(level).is_integer() or int(level) % 2:
@@ -156,7 +163,7 @@ class QueryRestrictionTechnique(SDCTechnique):
     def release(self, data: SKData, level: float, seed: Any) -> BoundsRelease:
         level = self._level(data, level)
         domain = data.domains[0]
-        queries = QueryRestriction(data.confidential_values, int(level), seed, domain=domain)
+        queries = QueryRestriction(data.confidential_values, int(level), seed, domain=domain, overlap=self.overlap)
         L, U = queries.bounds()
         lo, hi = bounds_to_indices(L, U, domain)
         return BoundsRelease(queries, L, U, lo, hi, data.domain_sizes[0])
