@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privlab._validation import PrivlabError, check_array, check_int, check_real, rng_from
+from privlab._validation import PrivlabError, check_array, check_choice, check_int, check_real, rng_from
 
 from .settings import SeedLike, check_codes
 
@@ -18,6 +18,85 @@ def mse_of_buckets(bucket_ids: ArrayLike) -> float:
     """MSE = (1/n) sum_B (|B| - 1) = 1 - (number of buckets) / n."""
     b = check_codes("bucket_ids", bucket_ids)
     return 1.0 - np.unique(b).size / b.size
+
+
+#: The readings of Definition 3.9's MSE (its formula was lost in the seed; config ``mse_definition``):
+#: "association" (privlab's: every SA value in a bucket taken as distinct, (1/n) sum_B (|B| - 1)),
+#: "true_value" (only a record's error on its own value, (1/n) sum_B (|B| - 1)^2 / |B|) and
+#: "association_exact" (the association without the distinct-values assumption; needs the contents).
+MSE_DEFINITIONS = ("association", "true_value", "association_exact")
+#: the definitions that a bucket setting (sizes and counts, no contents) determines
+SIZE_MSE_DEFINITIONS = ("association", "true_value")
+
+
+def mse_of_setting(sizes: ArrayLike, counts: ArrayLike, definition: str = "association") -> float:
+    """The MSE of ``counts[j]`` buckets of ``sizes[j]`` records each, under a definition that
+    needs the bucket sizes only.
+
+    Parameters
+    ----------
+    sizes : array of int
+        Bucket sizes S_j (>= 1).
+    counts : array of int
+        Number of buckets b_j of each size (>= 0, not all 0), one per size.
+    definition : {"association", "true_value"}
+        "association": (1/n) sum_B (|B| - 1), each record's squared errors over its bucket's
+        |B| values (estimate 1/|B|, truth 0 or 1), every value taken as distinct;
+        "true_value": (1/n) sum_B (|B| - 1)^2 / |B|, only the error (1 - 1/|B|)^2 on the
+        record's own value.
+
+    Returns
+    -------
+    float, with n = sum_j b_j S_j.
+    """
+    definition = check_choice("definition", definition, SIZE_MSE_DEFINITIONS)
+    s = check_codes("sizes", sizes)
+    b = check_codes("counts", counts)
+    if s.size != b.size:
+        raise PrivlabError(f"sizes and counts must have the same length, got {s.size} and {b.size}")
+    if np.any(s < 1):
+        raise PrivlabError(f"sizes must be >= 1; {int(s.min())} given")
+    if not b.any():
+        raise PrivlabError("counts must hold at least one bucket (all are 0)")
+    n = int(np.dot(s, b))
+    per_bucket = s - 1.0 if definition == "association" else (s - 1.0) ** 2 / s
+    return float(np.dot(b, per_bucket)) / n
+
+
+def mse_of_release(bucket_ids: ArrayLike, sa: ArrayLike, definition: str = "association") -> float:
+    """The MSE of a bucketization, one bucket id and one sensitive value per record.
+
+    Parameters
+    ----------
+    bucket_ids : array (n,) of int
+        Bucket of each record.
+    sa : array (n,) of int
+        Sensitive value code of each record (read by "association_exact" only).
+    definition : {"association", "true_value", "association_exact"}
+        As `mse_of_setting` for the first two (bucket sizes only); "association_exact":
+        (1/n) sum_B (|B| - sum_v c_{B,v}^2 / |B|), with c_{B,v} the records of value v in B,
+        each record's squared errors over every value v with estimate c_{B,v} / |B| (truth
+        0 or 1). With distinct values in every bucket it equals "association".
+
+    Returns
+    -------
+    float
+    """
+    definition = check_choice("definition", definition, MSE_DEFINITIONS)
+    ids = check_codes("bucket_ids", bucket_ids)
+    codes = check_codes("sa", sa)
+    if codes.size != ids.size:
+        raise PrivlabError(f"bucket_ids and sa must have one entry per record, got {ids.size} and {codes.size}")
+    _, inv, sizes = np.unique(ids, return_inverse=True, return_counts=True)
+    if definition != "association_exact":
+        return mse_of_setting(sizes, np.ones_like(sizes), definition)
+    # the runs of equal (bucket, value) in sorted order are the counts c_{B,v} (no dense bucket x value array)
+    order = np.lexsort((codes, inv))
+    b, v = inv[order], codes[order]
+    starts = np.flatnonzero(np.concatenate([[True], (b[1:] != b[:-1]) | (v[1:] != v[:-1])]))
+    c = np.diff(np.append(starts, ids.size)).astype(float)
+    sum_c2 = np.bincount(b[starts], weights=c**2, minlength=sizes.size)
+    return float(np.sum(sizes - sum_c2 / sizes)) / ids.size
 
 
 @dataclass(frozen=True)

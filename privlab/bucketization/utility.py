@@ -8,21 +8,22 @@ execution or the number of workers ``map_fn`` uses.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from privlab._validation import MapFn, PrivlabError, SeedSequenceFn, check_callable, check_int, check_real
+from privlab._validation import MapFn, PrivlabError, SeedSequenceFn, check_callable, check_choice, check_int, check_real
 from privlab.stats import mean_se
 
 from .mechanisms import BucketingMechanism, Release, release_all
-from .metrics import make_query_pool, pool_relative_errors
+from .metrics import MSE_DEFINITIONS, make_query_pool, mse_of_release, mse_of_setting, pool_relative_errors
 from .settings import check_mapping, check_max_size, fprivacy, map_tasks
 from .tables import Table, check_tables
 
-__all__ = ["release_grid", "mse_table", "re_table"]
+__all__ = ["release_grid", "mse_table", "release_mse", "re_table"]
 
 
 def release_grid(
@@ -92,11 +93,14 @@ def mse_table(
     *,
     seed_sequence: SeedSequenceFn,
     map_fn: MapFn | None = None,
+    mse_definition: str = "association",
 ) -> pd.DataFrame:
     """Figure 4: the MSE (and the plan) of every mechanism's release of every (table, theta).
 
     Parameters are those of `release_grid`; ``timings`` keeps the search times (False: NaN,
-    for tables compared exactly).
+    for tables compared exactly); ``mse_definition`` is the reading of the MSE the ``mse``
+    column holds (`MSE_DEFINITIONS`): "association" (Loss / n, from the plan) or another one
+    computed from the released buckets (`release_mse`).
 
     Returns
     -------
@@ -104,13 +108,40 @@ def mse_table(
     """
     if not isinstance(timings, bool):
         raise PrivlabError(f"timings must be True or False, got {timings!r}")
+    definition = check_choice("mse_definition", mse_definition, MSE_DEFINITIONS)
+    keep = definition != "association"  # the other readings need the buckets themselves
     released = release_grid(
-        tables, thetas, mechanisms, offset, max_size, seed_sequence=seed_sequence, map_fn=map_fn, keep_ids=False
+        tables, thetas, mechanisms, offset, max_size, seed_sequence=seed_sequence, map_fn=map_fn, keep_ids=keep
     )
-    return pd.DataFrame(
-        {"table": table, "theta": theta, "method": method, **r.summary(tables[table].sa.size, timings)}
-        for table, theta, method, r in released
-    )
+    rows = []
+    for table, theta, method, r in released:
+        sa = tables[table].sa
+        row = {"table": table, "theta": theta, "method": method, **r.summary(sa.size, timings)}
+        if keep:
+            row["mse"] = release_mse(r, sa, definition)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def release_mse(release: Release, sa: np.ndarray, definition: str) -> float:
+    """The MSE of a release under ``definition`` (`MSE_DEFINITIONS`), from its buckets.
+
+    A release without buckets but with a loss (Anatomy when l-diversity is not eligible: sizes
+    only) is taken as its n - Loss groups, as equal in size as possible (Anatomy's floor(n/l)
+    groups of l or l+1 records), each of distinct values as Anatomy's groups are: there
+    "association_exact" is "association". NaN when nothing was found.
+    """
+    definition = check_choice("definition", definition, MSE_DEFINITIONS)
+    if release.bucket_ids is not None:
+        return mse_of_release(release.bucket_ids, sa, definition)
+    loss = release.plan.loss
+    if loss is None:
+        return math.nan
+    n = sa.size
+    groups = n - loss
+    q, extra = divmod(n, groups)
+    sizes_only = "association" if definition == "association_exact" else definition
+    return mse_of_setting([q, q + 1], [groups - extra, extra], sizes_only)
 
 
 def re_table(

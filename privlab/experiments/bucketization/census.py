@@ -9,7 +9,8 @@ from typing import Any
 
 from privlab import bucketization as bk
 from privlab.bucketization import figures, verdicts
-from privlab.params import Bool, Int, List, Real, Str
+from privlab.bucketization.metrics import MSE_DEFINITIONS
+from privlab.params import Bool, Choice, Int, List, Real, Str
 from privlab.registry import IGNORE, Tolerance, experiment
 
 from ._common import CENSUS, GRID, POOL, POS, data_kind, labels, mechanisms, tables_of
@@ -59,13 +60,16 @@ def fig3_l_vs_theta(cfg, ctx):
     params={
         **GRID,
         "timings": Bool(),
+        "mse_definition": Choice(*MSE_DEFINITIONS),
         "claims": {"anatomy_ratio": POS, "two_multi_gap": POS, "multi_opt_gap": POS, "float_tol": Real(0)},
     },
     smoke=("tables=[EDU]", "thetas=[4,32]", "timings=false"),  # EDU: a small ILP on CENSUS-like and ACS data
 )
 def fig4_mse(cfg, ctx):
     grid = (tables_of(cfg, ctx), cfg.thetas, mechanisms(cfg, ctx, memo=True), cfg.offset, cfg.max_size)
-    return bk.mse_table(*grid, cfg.timings, seed_sequence=ctx.seed_sequence, map_fn=ctx.map)
+    return bk.mse_table(
+        *grid, cfg.timings, seed_sequence=ctx.seed_sequence, map_fn=ctx.map, mse_definition=cfg.mse_definition
+    )
 
 
 @experiment(
