@@ -142,13 +142,22 @@ def _per_table(
     return panels, _method_styles(list(rows.method))
 
 
+# the y label names the formula the table's mse column was computed with (config mse_definition)
+MSE_FORMULAS = {
+    "association": r"$(1/n)\,\Sigma_B\,(|B| - 1)$",
+    "true_value": r"$(1/n)\,\Sigma_B\,(|B| - 1)^2/|B|$",
+    "association_exact": r"$(1/n)\,\Sigma_B\,(|B| - \Sigma_v c_{B,v}^2/|B|)$",
+}
+
+
 @figure(ledger=("fig4", "sec721.anatomy", "sec721.two_multi", "sec721.multi_opt"))
 def mse_vs_theta(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     """Figure 4: MSE vs theta per table, one line per method; the gaps the paper calls slight
     (TwoSize - MultiSize, MultiSize - Optimal) in a difference panel; a solve that timed out is marked."""
     layer = Layer("mse", missing="status")
     title = "{} (Anatomy: bucket sizes only, privacy ignored where ineligible)"
-    panels, styles = _per_table(df, Axis(r"MSE, $(1/n)\,\Sigma_B\,(|B| - 1)$"), layer, title)
+    definition = config_value(cfg, "mse_definition") or "association"
+    panels, styles = _per_table(df, Axis(f"MSE, {MSE_FORMULAS[definition]}"), layer, title)
     return FigureSpec("Figure 4: MSE vs θ", panels, styles, ncols=2, panel_size=(5.0, 3.4))
 
 

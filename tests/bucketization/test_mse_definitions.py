@@ -188,3 +188,23 @@ def test_mse_table_under_each_reading():
     assert (tabs["true_value"].mse < base.mse).all()  # (|B| - 1)^2 / |B| < |B| - 1 for |B| > 1
     with pytest.raises(PrivlabError, match="^mse_definition must be one of association, true_value, "):
         bk.mse_table(*args, seed_sequence=seeds, mse_definition="mean")
+
+
+def test_figure_4_names_the_formula_its_mse_column_holds():
+    from omegaconf import OmegaConf
+
+    from privlab.bucketization.figures import MSE_FORMULAS, mse_vs_theta
+
+    assert set(MSE_FORMULAS) == set(MSE_DEFINITIONS)
+    frame = load(name="census", n=2000, seed=0)
+    tables = {"EDU": bk.census_table(frame, "EDU", {"OCC": "occupation", "EDU": "education"})}
+    df = bk.mse_table(
+        tables, [4], {"TwoSize": bk.TwoSizeBucketing()}, 0.02, 50, False, seed_sequence=lambda *k: seed_sequence(0, *k)
+    )
+    labels = {
+        d: mse_vs_theta.build(df, OmegaConf.create({"mse_definition": d})).panels[0].yaxis.quantity
+        for d in MSE_DEFINITIONS
+    }
+    assert len(set(labels.values())) == len(MSE_DEFINITIONS)  # each reading its own formula on the axis
+    assert labels["true_value"].endswith(MSE_FORMULAS["true_value"])
+    assert mse_vs_theta.build(df, None).panels[0].yaxis.quantity == labels["association"]  # the default reading
