@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from privlab import claims, figures, registry, runner
+from privlab import check, claims, figures, registry, runner
 
 EXPERIMENTS = registry.all_experiments()
 IDS = [e.id for e in EXPERIMENTS]
@@ -31,6 +31,11 @@ def test_composes_and_declares(exp_id):
         cfg = runner.compose(exp_id, profile=profile)
         assert cfg.id == exp_id and cfg.profile == profile
     assert (runner.reference_dir(exp) / exp.paper / exp.name / "result.csv").is_file(), "no committed reference"
+    # the docs pages, check and the report read claims off a table read back from CSV (which loses
+    # dtypes: "0.50" becomes 0.5, "" becomes NaN): every verdict must still decide from it
+    cfg = runner.compose(exp_id)
+    verdicts = exp.check_claims(check.read_reference(exp, check.reference_path(exp, runner.reference_dir(exp))), cfg)
+    assert all(c.verdict in ("agree", "disagree", "info") for c in verdicts)
 
 
 def _run(exp, jobs: int, tmp: Path):
