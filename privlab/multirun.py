@@ -334,12 +334,13 @@ def _pooled(args: list[tuple], workers: int, sweep_dir: Path) -> Iterator[JobRes
     """The jobs on a pool of ``workers`` processes, at most two per worker in flight. When a worker
     dies (killed, out of memory, a crash in C code) the pool breaks and every job in flight with it
     comes back: each is then rerun alone in a fresh pool, and the one whose worker dies alone fails."""
-    from joblib.externals.loky import get_reusable_executor
     from joblib.externals.loky.process_executor import BrokenProcessPool
+
+    from ._pools import process_pool
 
     pending = list(reversed(args))  # popped from the end: job order
     suspects: list[tuple] = []
-    executor = get_reusable_executor(max_workers=workers, timeout=60)
+    executor = process_pool(workers)
     in_flight: dict[Future, tuple[tuple, bool]] = {}
     try:
         while pending or suspects or in_flight:
@@ -366,10 +367,12 @@ def _pooled(args: list[tuple], workers: int, sweep_dir: Path) -> Iterator[JobRes
                     reason = _worker_death(sweep_dir, num, registry.get(a[0]), exc)
                     yield JobResult(num, "failed", failure_line(num, a[2], reason))
             if broken:
-                executor = get_reusable_executor(max_workers=workers, timeout=60)  # a fresh pool
+                executor.shutdown(wait=False, kill_workers=True)
+                executor = process_pool(workers)
     except BaseException:
         executor.shutdown(wait=False, kill_workers=True)
         raise
+    executor.shutdown(wait=True)
 
 
 def _worker_death(sweep_dir: Path, num: int, exp: registry.Experiment, exc: BaseException) -> str:

@@ -77,8 +77,9 @@ def run_concurrently(
     """Every ``(experiment, config)`` of ``runs`` on ``workers`` processes, the experiments of a
     paper one after the other; yields each `Outcome` as it finishes (``started(exp)`` when one is
     handed to a worker)."""
-    from joblib.externals.loky import get_reusable_executor
     from joblib.externals.loky.process_executor import BrokenProcessPool
+
+    from ._pools import process_pool
 
     chains: dict[str, list[tuple[registry.Experiment, Any]]] = {}
     for exp, cfg in runs:
@@ -86,7 +87,7 @@ def run_concurrently(
     queues = [list(reversed(chain)) for chain in chains.values()]  # popped from the end: registry order
     busy: set[int] = set()  # chains with an experiment in flight
     suspects: list[tuple[int, registry.Experiment, Any]] = []  # in flight when a pool broke: rerun alone
-    executor = get_reusable_executor(max_workers=workers, timeout=60)
+    executor = process_pool(workers)
     in_flight: dict[Future, tuple[int, registry.Experiment, Any, bool]] = {}
 
     def submit(c: int, exp: registry.Experiment, cfg: Any, alone: bool) -> None:
@@ -127,7 +128,9 @@ def run_concurrently(
                 busy.discard(c)
                 yield outcome
             if broken:
-                executor = get_reusable_executor(max_workers=workers, timeout=60)  # a fresh pool
+                executor.shutdown(wait=False, kill_workers=True)
+                executor = process_pool(workers)
     except BaseException:
         executor.shutdown(wait=False, kill_workers=True)
         raise
+    executor.shutdown(wait=True)

@@ -99,3 +99,15 @@ def test_papers_side_by_side_same_tables_in_order_and_a_fault_or_dead_worker_fai
         for exp_id in ("toyone/a_first", "toytwo/a_first"):
             table = runner.execute(exp_id, runner.compose(exp_id), results_dir=tmp_path / "serial").table
             pd.testing.assert_frame_equal(pd.read_csv(pooled / exp_id / "result.csv"), table, check_dtype=False)
+
+
+def test_joblib_runs_after_a_pool_in_the_same_process(tmp_path):
+    """The pools are their own: joblib's loky backend used to fail after them in one process
+    (it shared loky's process-wide executor, which lacks joblib's temporary-folder manager)."""
+    from joblib import Parallel, delayed
+
+    from privlab import multirun, reproduce_pool
+
+    assert list(reproduce_pool.run_concurrently([], tmp_path, 2)) == []
+    assert list(multirun._pooled([], 2, tmp_path)) == []
+    assert Parallel(n_jobs=2, backend="loky")(delayed(abs)(-i) for i in range(4)) == [0, 1, 2, 3]
