@@ -2,17 +2,44 @@
 
 from __future__ import annotations
 
+from concurrent.futures import Future
+from types import TracebackType
 from typing import Any
 
 
-def process_pool(workers: int) -> Any:
-    """A loky process pool of the caller's own (shut it down when done).
+class RenewablePool:
+    """A loky process pool of the caller's own, replaced by `renew` after a worker died.
 
     Not loky's process-wide reusable executor: joblib's loky backend shares that one, and a
     ``Parallel(n_jobs=...)`` later in the same process fails on it (it lacks joblib's
     ``_temp_folder_manager``). loky rather than concurrent.futures: a worker that dies breaks the
-    pool with ``BrokenProcessPool`` at once, and callables travel by cloudpickle.
+    pool with ``BrokenProcessPool`` at once, and callables travel by cloudpickle. As a context
+    manager it waits for its workers on a normal exit and kills them on an exception (Ctrl-C, a
+    generator closed early).
     """
-    from joblib.externals.loky import ProcessPoolExecutor
 
-    return ProcessPoolExecutor(max_workers=workers)
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool = self._new()
+
+    def _new(self) -> Any:
+        from joblib.externals.loky import ProcessPoolExecutor
+
+        return ProcessPoolExecutor(max_workers=self.workers)
+
+    def submit(self, fn: Any, *args: Any) -> Future:
+        return self._pool.submit(fn, *args)
+
+    def renew(self) -> None:
+        """A fresh pool in place of a broken one (its workers killed)."""
+        self._pool.shutdown(wait=False, kill_workers=True)
+        self._pool = self._new()
+
+    def __enter__(self) -> RenewablePool:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        failed = exc_type is not None
+        self._pool.shutdown(wait=not failed, kill_workers=failed)

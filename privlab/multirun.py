@@ -336,22 +336,21 @@ def _pooled(args: list[tuple], workers: int, sweep_dir: Path) -> Iterator[JobRes
     comes back: each is then rerun alone in a fresh pool, and the one whose worker dies alone fails."""
     from joblib.externals.loky.process_executor import BrokenProcessPool
 
-    from ._pools import process_pool
+    from ._pools import RenewablePool
 
     pending = list(reversed(args))  # popped from the end: job order
     suspects: list[tuple] = []
-    executor = process_pool(workers)
     in_flight: dict[Future, tuple[tuple, bool]] = {}
-    try:
+    with RenewablePool(workers) as pool:
         while pending or suspects or in_flight:
             if suspects:
                 if not in_flight:
                     a = suspects.pop(0)
-                    in_flight[executor.submit(run_job, *a)] = (a, True)
+                    in_flight[pool.submit(run_job, *a)] = (a, True)
             else:
                 while pending and len(in_flight) < 2 * workers:
                     a = pending.pop()
-                    in_flight[executor.submit(run_job, *a)] = (a, False)
+                    in_flight[pool.submit(run_job, *a)] = (a, False)
             done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
             broken = False
             for future in sorted(done, key=lambda f: in_flight[f][0][1]):
@@ -367,12 +366,7 @@ def _pooled(args: list[tuple], workers: int, sweep_dir: Path) -> Iterator[JobRes
                     reason = _worker_death(sweep_dir, num, registry.get(a[0]), exc)
                     yield JobResult(num, "failed", failure_line(num, a[2], reason))
             if broken:
-                executor.shutdown(wait=False, kill_workers=True)
-                executor = process_pool(workers)
-    except BaseException:
-        executor.shutdown(wait=False, kill_workers=True)
-        raise
-    executor.shutdown(wait=True)
+                pool.renew()
 
 
 def _worker_death(sweep_dir: Path, num: int, exp: registry.Experiment, exc: BaseException) -> str:

@@ -79,7 +79,7 @@ def run_concurrently(
     handed to a worker)."""
     from joblib.externals.loky.process_executor import BrokenProcessPool
 
-    from ._pools import process_pool
+    from ._pools import RenewablePool
 
     chains: dict[str, list[tuple[registry.Experiment, Any]]] = {}
     for exp, cfg in runs:
@@ -87,15 +87,14 @@ def run_concurrently(
     queues = [list(reversed(chain)) for chain in chains.values()]  # popped from the end: registry order
     busy: set[int] = set()  # chains with an experiment in flight
     suspects: list[tuple[int, registry.Experiment, Any]] = []  # in flight when a pool broke: rerun alone
-    executor = process_pool(workers)
     in_flight: dict[Future, tuple[int, registry.Experiment, Any, bool]] = {}
 
     def submit(c: int, exp: registry.Experiment, cfg: Any, alone: bool) -> None:
         started(exp)
-        in_flight[executor.submit(run_one, exp.id, cfg, str(results_dir))] = (c, exp, cfg, alone)
+        in_flight[pool.submit(run_one, exp.id, cfg, str(results_dir))] = (c, exp, cfg, alone)
         busy.add(c)
 
-    try:
+    with RenewablePool(workers) as pool:
         while in_flight or suspects or any(queues):
             if suspects:  # one at a time: the one whose worker dies alone is the one that kills it
                 if not in_flight:
@@ -128,9 +127,4 @@ def run_concurrently(
                 busy.discard(c)
                 yield outcome
             if broken:
-                executor.shutdown(wait=False, kill_workers=True)
-                executor = process_pool(workers)
-    except BaseException:
-        executor.shutdown(wait=False, kill_workers=True)
-        raise
-    executor.shutdown(wait=True)
+                pool.renew()
