@@ -1,7 +1,7 @@
 """The prose audit: a seed's own references, citations, terms and values, checked against itself.
 
-Beside its ledger a paper may have ``<paper>.audit.yaml`` (privlab's own papers:
-``privlab/experiments/``), the record of reading the seed for consistency rather than for
+Beside its ledger a paper may have ``audit.yaml`` in its experiment unit (privlab's own papers:
+``experiments/<paper>/``), the record of reading the seed for consistency rather than for
 numbers to recompute:
 
 - every **cross-reference** (section, definition, theorem, lemma, equation, figure, table,
@@ -27,7 +27,7 @@ reference from the seed, and how it was checked: ``ok`` (as the seed prints it),
          text: "Samarati and Sweeney[9] proposed k-anonymity", target: "[9] Sweeney L. ...",
          result: prose.samarati_sweeney}
     privlab:
-      - {file: privlab/conf/experiment/lpb/table1.yaml, key: printed.lambda,
+      - {file: experiments/lpb/conf/experiment/lpb/table1.yaml, key: printed.lambda,
          data: {value: "1.125"}, seed: "Section III.B", result: ok}
       - {file: README.md, text: "LPB's rule (Ouyang, Yin, Liu)", seed: "title", result: ok}
 
@@ -100,8 +100,10 @@ class Audit:
 
 
 def path_of(paper: str) -> Path:
-    """``<paper>.audit.yaml`` beside the paper's ledger."""
-    return ledger.path_of(paper).with_name(f"{paper}.audit.yaml")
+    """``audit.yaml`` of the paper's experiment unit, beside its ledger."""
+    path = registry.papers()[paper].audit_path
+    assert path is not None
+    return path
 
 
 def load(paper: str) -> Audit | None:

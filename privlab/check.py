@@ -137,8 +137,43 @@ def compare(exp: Experiment, new: pd.DataFrame, ref: pd.DataFrame, *, n_cells: i
     return Drift("ok", f"{len(ref)} rows, {len(ref.columns)} columns", worst, identical, cells)
 
 
-def reference_path(exp: Experiment, reference_dir: Path) -> Path:
-    return Path(reference_dir) / exp.paper / exp.name / "result.csv"
+def reference_path(exp: Experiment, profile: str = "quick", given: Path | None = None) -> Path:
+    """The reference table ``exp`` is checked against: in ``given`` (or ``PRIVLAB_REFERENCE``), a
+    directory laid out as a results directory (``<paper>/<name>/result.csv``); else the paper's own,
+    committed in its experiment unit (``reference/<profile>/<name>/result.csv``)."""
+    from . import registry, runner
+
+    given = given if given is not None else runner.given_reference_dir()
+    if given is not None:
+        return Path(given) / exp.paper / exp.name / "result.csv"
+    where = registry.paper_of(exp).reference_dir
+    assert where is not None
+    return where / profile / exp.name / "result.csv"
+
+
+def installed_copy(folder: Path) -> bool:
+    """Is ``folder`` inside an installed (non-editable) distribution, under site-packages?"""
+    import site
+    import sysconfig
+
+    places = {*site.getsitepackages(), site.getusersitepackages(), *sysconfig.get_paths().values()}
+    resolved = Path(folder).resolve()
+    return any(resolved.is_relative_to(Path(p).resolve()) for p in places if p and "-packages" in Path(p).name) or any(
+        part in ("site-packages", "dist-packages") for part in resolved.parts
+    )
+
+
+def writable_references(exp: Experiment) -> None:
+    """``check --update`` writes a paper's references into its source tree, never into site-packages."""
+    from . import registry
+
+    paper = registry.paper_of(exp)
+    if paper.folder is not None and installed_copy(paper.folder):
+        raise PrivlabError(
+            f"paper {paper.key} is an installed copy ({paper.folder}); check --update writes references into a "
+            f"paper's source tree: install it editable (pip install -e <its project>) or put its project on "
+            f"PRIVLAB_PATH, or write them elsewhere with --reference DIR"
+        )
 
 
 def read_reference(exp: Experiment, path: Path) -> pd.DataFrame:
@@ -173,11 +208,8 @@ def read_reference(exp: Experiment, path: Path) -> pd.DataFrame:
     return ref
 
 
-def check_against_reference(exp: Experiment, table: pd.DataFrame, reference_dir: Path) -> Drift:
-    reference_dir = Path(reference_dir)
-    if not reference_dir.is_dir():
-        raise PrivlabError(f"reference directory {reference_dir} does not exist")
-    path = reference_path(exp, reference_dir)
+def check_against_reference(exp: Experiment, table: pd.DataFrame, path: Path) -> Drift:
+    """``table`` against the reference at ``path`` (`reference_path`)."""
     if not path.is_file():
         return Drift("missing", f"no reference at {path}; run 'privlab check {exp.id} --update'", np.inf)
     return compare(exp, table, read_reference(exp, path))
@@ -271,6 +303,9 @@ def compare_dirs(a: Path, b: Path, experiments: list[Experiment]) -> list[Compar
 # ---------------------------------------------------------------------------------------
 # privlab check
 # ---------------------------------------------------------------------------------------
+NOT_OK = {"drift": "drifted", "missing": "have no reference", "error": "have an unreadable reference"}
+
+
 def run_check(ids: list[str], *, paper: str | None, profile: str, reference: str | None, update: bool) -> int:
     """``privlab check``: recompute each chosen experiment and compare it with its reference (or
     rewrite the reference with ``update``), one row per experiment as it finishes; 1 on any drift.
@@ -284,54 +319,53 @@ def run_check(ids: list[str], *, paper: str | None, profile: str, reference: str
     exps = registry.select(ids, paper=paper)
     if profile not in runner.PROFILES:
         raise PrivlabError(f"--profile must be one of {', '.join(runner.PROFILES)}; got {profile!r}")
-    given = Path(reference) if reference else None
+    given = Path(reference) if reference else runner.given_reference_dir()
+    what = "--reference" if reference else "PRIVLAB_REFERENCE"
     if given is not None and update:
-        store.probe_writable(given, "--reference")
+        store.probe_writable(given, what)
     elif given is not None and not given.is_dir():
-        raise PrivlabError(f"--reference {given} is not a directory")
+        raise PrivlabError(f"{what} {given} is not a directory")
+    elif update:
+        for exp in exps:
+            writable_references(exp)
     paper_scale = profile == "paper"
     configs = [(exp, runner.compose(exp.id, [], profile=profile)) for exp in exps]
     width = max((len(e.id) for e in exps), default=10)
     print(f"{'experiment':<{width}}  {'status':<8}  {'seconds':>7}  detail", flush=True)
-    bad = 0
+    outcomes: dict[str, int] = {}  # status -> experiments (every status but ok)
     with tempfile.TemporaryDirectory() as tmp:
         # quick: every table recomputed in a fresh directory; paper scale: into the results directory,
         # reusing a complete result of the same config, seed and code (privlab reproduce --profile paper)
         work = runner.default_results_dir() if paper_scale else Path(tmp)
         for exp, cfg in configs:  # rows stream out as experiments finish
-            ref_dir = given or reference_for(exp, profile)
+            ref_path = reference_path(exp, profile, given)
             start = time.perf_counter()
             try:
                 table = _checked_table(exp, cfg, work, reuse=paper_scale)
             except KeyboardInterrupt:
                 raise
             except Exception as exc:  # a fault in one experiment is its row, not the end of the check
-                bad += 1
+                outcomes["failed"] = outcomes.get("failed", 0) + 1
                 print(f"{exp.id:<{width}}  {'ERROR':<8}  {time.perf_counter() - start:7.1f}  {runner.error_line(exc)}")
                 continue
             seconds = time.perf_counter() - start
             if update:
-                target = runner.atomic_write_text(reference_path(exp, ref_dir), runner.table_to_csv(table))
+                target = runner.atomic_write_text(ref_path, runner.table_to_csv(table))
                 status, detail = "updated", f"{len(table)} rows -> {target}"
             else:
                 try:
-                    drift = check_against_reference(exp, table, ref_dir)
+                    drift = check_against_reference(exp, table, ref_path)
                 except PrivlabError as exc:  # a broken reference is this experiment's row
                     drift = Drift("error", str(exc), np.inf)
-                bad += drift.status != "ok"
+                if drift.status != "ok":
+                    named = NOT_OK[drift.status]
+                    outcomes[named] = outcomes.get(named, 0) + 1
                 status, detail = drift.status.upper(), drift.detail
             print(f"{exp.id:<{width}}  {status:<8}  {seconds:7.1f}  {detail}", flush=True)
-    if bad:
-        fail(f"{bad} of {len(configs)} experiment(s) drifted from their references", 1)
+    if outcomes:
+        said = ", ".join(f"{n} {what}" for what, n in outcomes.items())
+        fail(f"{sum(outcomes.values())} of {len(configs)} experiment(s) not OK: {said}", 1)
     return 0
-
-
-def reference_for(exp: Experiment, profile: str) -> Path:
-    """Quick-profile references in the paper's reference directory, paper-profile ones in its ``paper/``."""
-    from . import runner
-
-    base = runner.reference_dir(exp)
-    return base / "paper" if profile == "paper" else base
 
 
 def _checked_table(exp: Experiment, cfg, work: Path, *, reuse: bool) -> pd.DataFrame:

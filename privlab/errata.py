@@ -146,7 +146,8 @@ def markdown(paper: str, items: Sequence[Item], heading: str = "#") -> str:
     out = [
         f"{heading} Errata: {paper}",
         "",
-        f"*{md_cell(title)}*: what privlab found in the paper, generated from `privlab/experiments/{paper}.ledger.yaml`"
+        f"*{md_cell(title)}*: what privlab found in the paper, generated from its ledger "
+        f"(`experiments/{paper}/ledger.yaml` for privlab's own papers)"
         f" (`privlab errata {paper}` prints the same). {summary(items)}.",
         "",
         "Only a finding of kind **error** is an error of the paper. *unreproducible*: the inputs were lost, "

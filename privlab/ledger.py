@@ -1,6 +1,6 @@
 """The claims ledger: every item a paper prints, and what checks it.
 
-A paper may have a ledger, ``<paper>.ledger.yaml`` (privlab's own: ``privlab/experiments/``;
+A paper may have a ledger, ``ledger.yaml`` in its experiment unit (privlab's own: ``experiments/<paper>/``;
 see `privlab.registry` for other papers), the inventory of the seed:
 every table, figure, worked example, displayed formula, in-text number, description of
 the data and statement, each with where it appears and either what checks it or why it

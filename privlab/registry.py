@@ -1,43 +1,36 @@
 """The registry: papers and their experiments, declared once, in the papers' own modules.
 
-A paper is a module (or package) that declares itself and its experiments::
+Every paper takes one road. A distribution names the paper's *experiment unit* in the
+entry-point group ``privlab.papers`` (privlab's own five in its ``pyproject.toml``:
+``lpb = "privlab.experiments.lpb"``; an installed paper ``warner = "privlab_warner.experiments"``).
+The unit is a package that declares the paper and imports its experiments::
 
     PAPER = Paper("Ouyang, Yin, Liu - Limiting Privacy Breaches in Differential Privacy",
-                  seed="003_bcd9c4aebb45eb59.txt")
+                  text="003_bcd9c4aebb45eb59.txt")
 
     @experiment(artifact="Figure 1", summary="...", keys=("attribute", "rho1"),
                 params={"rho2": Real(0, 1, low_open=True, high_open=True), ...})
     def fig1_lambda(cfg, ctx) -> pandas.DataFrame: ...
 
-    fig1_lambda.judged_by(verdicts.fig1_lambda, panels="panels")   # claims: privlab.lpb.verdicts
+    fig1_lambda.judged_by(verdicts.fig1_lambda, panels="panels")   # the unit's verdicts.py
 
-The experiment's id is ``<paper>/<function name>`` (here ``lpb/fig1_lambda``) and its config
-lives at ``experiment/<paper>/<name>.yaml`` of the paper's config directory. Papers come
-from three places (`sources`):
+and its folder holds what goes with them: ``conf/experiment/<paper>/<name>.yaml`` (and
+``conf/study/<paper>/``), ``reference/quick/<name>/result.csv``, ``reference/paper/<name>/``,
+``reference/studies/<name>.csv``, ``ledger.yaml`` and ``audit.yaml``. The experiment's id is
+``<paper>/<function name>`` (here ``lpb/fig1_lambda``), the paper being the entry point's name.
 
-* privlab's own: the subpackages of `privlab.experiments` (``privlab/experiments/<paper>/``),
-  their configs in ``privlab/conf/``, references in ``privlab/reference/``, ledgers at
-  ``privlab/experiments/<paper>.ledger.yaml``;
-* a *paper root* on ``PRIVLAB_PATH`` (directories separated by ``os.pathsep``): a directory
-  holding ``experiments/<paper>.py`` (or a package ``experiments/<paper>/``),
-  ``conf/experiment/<paper>/``, optionally ``results/reference/<paper>/`` and
-  ``experiments/<paper>.ledger.yaml``. The root joins ``sys.path`` (so a paper's own library
-  beside its experiments imports by name, in worker processes too) and its module is
-  imported as ``experiments.<paper>`` (``experiments`` is a namespace package spanning every
-  root, so a root's ``experiments/`` folder has no ``__init__.py``);
-* an installed package that names its paper module in the entry-point group
-  ``privlab.papers`` (``toy = "toy_paper"``): configs in ``conf/``, references in
-  ``reference/`` and the ledger ``<paper>.ledger.yaml`` beside that module.
+A directory on ``PRIVLAB_PATH`` (separated by ``os.pathsep``) is such a distribution before it is
+installed, for work in progress: its ``pyproject.toml`` declares the same entry points, and the
+directory (and its ``src/``, if any) joins ``sys.path``.
 
-A paper module may also contribute a subcommand of ``privlab`` with `command` (LPB's
-``privlab epsilon``), through the same import that registers its experiments.
+A unit may also contribute a subcommand of ``privlab`` with `command` (LPB's ``privlab epsilon``),
+through the same import that registers its experiments.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
-import pkgutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,18 +96,38 @@ IGNORE = Tolerance(ignore=True)
 
 @dataclass(frozen=True)
 class Paper:
-    """A paper privlab reproduces: declared as ``PAPER = Paper(...)`` in its module; the registry
-    fills in where it was found and where its configs, references and ledger live."""
+    """A paper privlab reproduces, declared as ``PAPER = Paper(title, text=...)`` in its experiment
+    unit; the registry fills in its key and where its unit, configs, references and ledger are."""
 
     title: str
-    seed: str = ""  # the seed text the reproduction works from
-    key: str = ""  # its key (the experiments' id prefix)
-    source: str = ""  # where it was found: "privlab", "PRIVLAB_PATH <root>" or "entry point <name>"
-    module: str = ""  # the module that declares it
-    conf_dir: Path | None = None  # holds experiment/<key>/<name>.yaml
-    reference_dir: Path | None = None  # holds <key>/<name>/ (quick) and paper/<key>/<name>/ (paper profile)
-    ledger_path: Path | None = None  # <key>.ledger.yaml (absent: the paper has no ledger)
-    root: Path | None = None  # the directory a ledger's ``test:tests/...`` references resolve against
+    text: str = ""  # the paper's text the reproduction works from (a file name, a DOI, a citation)
+    key: str = ""  # its key: the entry point's name, the experiments' id prefix
+    found_in: str = ""  # where it was found: "entry point <name> of <distribution>" or "PRIVLAB_PATH <root>"
+    module: str = ""  # the experiment unit: the module that declares it
+    folder: Path | None = None  # the unit's folder: conf/, reference/, ledger.yaml, audit.yaml
+    root: Path | None = None  # the project the unit's package lives in (``test:tests/...`` references)
+    distribution: str = ""  # the distribution that declares it ("" for a PRIVLAB_PATH root not installed)
+    version: str = ""  # its version
+
+    @property
+    def conf_dir(self) -> Path | None:
+        """Holds ``experiment/<key>/<name>.yaml`` and ``study/<key>/<name>.yaml``."""
+        return self.folder / "conf" if self.folder else None
+
+    @property
+    def reference_dir(self) -> Path | None:
+        """Holds ``quick/<name>/``, ``paper/<name>/`` and ``studies/<name>.csv``."""
+        return self.folder / "reference" if self.folder else None
+
+    @property
+    def ledger_path(self) -> Path | None:
+        """``ledger.yaml`` (absent: the paper has no ledger)."""
+        return self.folder / "ledger.yaml" if self.folder else None
+
+    @property
+    def audit_path(self) -> Path | None:
+        """``audit.yaml`` (absent: the paper has no prose audit)."""
+        return self.folder / "audit.yaml" if self.folder else None
 
 
 class PaperScoped:
@@ -229,25 +242,22 @@ def _judge(verdict: Callable[..., list[Claim]], read: dict[str, Any], table: Any
 
 _REGISTRY: dict[str, Experiment] = {}
 _PAPERS: dict[str, Paper] = {}
-_PREFIXES: dict[str, str] = {}  # module prefix -> paper key, for papers from entry points
-BUILTIN = "privlab.experiments"  # privlab's own papers: its subpackages
-ROOTS = "experiments"  # papers of PRIVLAB_PATH roots: the namespace package of their experiments/ folders
-ENTRY_POINTS = "privlab.papers"  # the entry-point group of papers in installed packages
+ENTRY_POINTS = "privlab.papers"  # the entry-point group that names every paper's experiment unit
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def _paper_key(module: str) -> str:
-    """The paper of a module that declares experiments: ``privlab.experiments.<paper>[...]``,
-    ``experiments.<paper>[...]`` of a PRIVLAB_PATH root, or a module under an entry point's."""
-    for prefix in (BUILTIN, ROOTS):
-        if module.startswith(prefix + "."):
-            return module[len(prefix) + 1 :].split(".")[0]
-    for prefix, key in _PREFIXES.items():
-        if module == prefix or module.startswith(prefix + "."):
-            return key
+    """The paper of a module that declares experiments: the entry point whose unit holds it.
+
+    Read from the declarations alone (entry points and PRIVLAB_PATH roots' pyproject.toml), without
+    importing any paper, so that a unit imports the same way in a fresh interpreter, a notebook, its
+    own tests and a worker process as in ``privlab``'s own."""
+    for found in _declared():
+        if module == found.module or module.startswith(found.module + "."):
+            return found.key
     raise ValueError(
-        f"experiments are declared in a paper module (privlab.experiments.<paper>, experiments/<paper>.py of a "
-        f"PRIVLAB_PATH root, or an entry point of group {ENTRY_POINTS}); {module} is not one"
+        f"experiments are declared in a paper's experiment unit, the package an entry point of group "
+        f"{ENTRY_POINTS} names (or a PRIVLAB_PATH root's pyproject.toml declares); {module} is in none"
     )
 
 
@@ -319,21 +329,31 @@ def experiment(
 
 
 _BROKEN: dict[str, str] = {}  # paper -> why its module failed to load
+_DECLARED_MODULES: set[str] = set()  # every unit module ever declared (what `reload` forgets)
 _LOADING: list[str] = []  # the paper whose module is being imported (commands it registers are its)
 
 
 @dataclass(frozen=True)
-class _Found:
-    """A paper module found by one of the sources, before it is imported."""
+class _Declared:
+    """A paper as a distribution declares it (entry point name and module), before it is imported."""
 
     key: str
     module: str
-    where: str  # for messages: the file or entry point
-    source: str
-    conf_dir: Path | None
-    reference_dir: Path | None
-    ledger_path: Path | None
-    root: Path | None
+    where: str  # for messages: the entry point
+    found_in: str
+    distribution: str = ""
+    version: str = ""
+    root: Path | None = None  # a PRIVLAB_PATH root
+
+
+def _root_problem(path: Path) -> str:
+    if not path.exists():
+        return "does not exist"
+    if not path.is_dir():
+        return "is not a directory"
+    if not (path / "pyproject.toml").is_file():
+        return "has no pyproject.toml"
+    return ""
 
 
 def path_roots() -> list[Path]:
@@ -345,102 +365,112 @@ def path_roots() -> list[Path]:
         if not entry.strip():
             continue
         path = Path(entry).expanduser()
-        what = (
-            "does not exist"
-            if not path.exists()
-            else "is not a directory"
-            if not path.is_dir()
-            else "has no experiments/ folder"
-            if not (path / "experiments").is_dir()
-            else "holds experiments/__init__.py (a paper root's experiments/ folder is not a package; remove it)"
-            if (path / "experiments" / "__init__.py").exists()
-            else ""
-        )
+        what = _root_problem(path)
         if what:
             raise PrivlabError(
-                f"PRIVLAB_PATH entry {entry!r} {what}; PRIVLAB_PATH lists paper roots (directories holding "
-                f"experiments/<paper>.py and conf/experiment/<paper>/), separated by {os.pathsep!r}"
+                f"PRIVLAB_PATH entry {entry!r} {what}; PRIVLAB_PATH lists paper projects (directories whose "
+                f'pyproject.toml names their papers in [project.entry-points."{ENTRY_POINTS}"]), separated by '
+                f"{os.pathsep!r}"
             )
         if path.resolve() not in out:
             out.append(path.resolve())
     return out
 
 
-def _builtin() -> list[_Found]:
-    from . import experiments
-
-    return [
-        _Found(
-            key=info.name,
-            module=f"{BUILTIN}.{info.name}",
-            where=f"{PACKAGE_DIR / 'experiments' / info.name}",
-            source="privlab",
-            conf_dir=PACKAGE_DIR / "conf",
-            reference_dir=PACKAGE_DIR / "reference",
-            ledger_path=PACKAGE_DIR / "experiments" / f"{info.name}.ledger.yaml",
-            root=PACKAGE_DIR.parent,
-        )
-        for info in pkgutil.iter_modules(experiments.__path__)
-        if info.ispkg and not info.name.startswith("_")
-    ]
+def _import_dirs(root: Path) -> list[Path]:
+    """Where a root's packages import from: the root itself, or its ``src/`` layout."""
+    return [root / "src"] if (root / "src").is_dir() else [root]
 
 
-def _from_roots() -> list[_Found]:
+def add_roots_to_path() -> None:
+    """Put every PRIVLAB_PATH root's packages on ``sys.path`` (at import of the registry, so that a
+    worker process imports a root's modules by name as its parent does); bad entries are left to
+    `path_roots` to report."""
+    import os
     import sys
 
-    found = []
-    for root in path_roots():
-        if str(root) not in sys.path:  # the root's own modules import by name, in workers too
-            sys.path.append(str(root))
-        folder = root / "experiments"
-        for path in sorted(folder.iterdir()):
-            key = path.stem if path.suffix == ".py" else path.name if (path / "__init__.py").is_file() else ""
-            if not key or key.startswith("_") or not key.isidentifier():
-                continue
-            found.append(
-                _Found(
-                    key=key,
-                    module=f"{ROOTS}.{key}",
-                    where=str(path),
-                    source=f"PRIVLAB_PATH {root}",
-                    conf_dir=root / "conf",
-                    reference_dir=root / "results" / "reference",
-                    ledger_path=folder / f"{key}.ledger.yaml",
-                    root=root,
-                )
-            )
-    return found
+    for entry in os.environ.get("PRIVLAB_PATH", "").split(os.pathsep):
+        path = Path(entry.strip()).expanduser() if entry.strip() else None
+        if path is None or _root_problem(path):
+            continue
+        for folder in _import_dirs(path.resolve()):
+            if str(folder) not in sys.path:
+                sys.path.insert(0, str(folder))
 
 
-def _from_entry_points() -> list[_Found]:
-    import importlib.util
+def _root_entry_points(root: Path) -> dict[str, str]:
+    """``[project.entry-points."privlab.papers"]`` of a root's pyproject.toml (name -> module)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    path = root / "pyproject.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise PrivlabError(f"PRIVLAB_PATH root {root}: {path.name} cannot be read ({exc})") from None
+    group = data.get("project", {}).get("entry-points", {}).get(ENTRY_POINTS, {})
+    if not isinstance(group, dict) or not group:
+        raise PrivlabError(
+            f'PRIVLAB_PATH root {root}: {path.name} declares no paper; add [project.entry-points."{ENTRY_POINTS}"] '
+            f'with <paper> = "<its experiment package>"'
+        )
+    return {str(k): str(v).split(":")[0].strip() for k, v in group.items()}
+
+
+@functools.cache
+def _declared() -> tuple[_Declared, ...]:
+    """Every paper declared: PRIVLAB_PATH roots first, then installed entry points (privlab's own
+    among them). A root that is also installed (``pip install -e``) is declared once."""
     from importlib.metadata import entry_points
 
-    found = []
-    for ep in entry_points(group=ENTRY_POINTS):
-        spec = importlib.util.find_spec(ep.module.split(".")[0])
-        origin = None
-        try:
-            origin = importlib.util.find_spec(ep.module)
-        except ModuleNotFoundError:
-            pass
-        if spec is None or origin is None or origin.origin is None:
-            _BROKEN[ep.name] = f"entry point {ep.name} = {ep.value} of group {ENTRY_POINTS}: no module {ep.module}"
-            continue
-        folder = Path(origin.origin).resolve().parent
-        found.append(
-            _Found(
-                key=ep.name,
-                module=ep.module,
-                where=f"entry point {ep.name} = {ep.value}",
-                source=f"entry point {ep.name}",
-                conf_dir=folder / "conf",
-                reference_dir=folder / "reference",
-                ledger_path=folder / f"{ep.name}.ledger.yaml",
-                root=folder.parent,
+    out: dict[str, _Declared] = {}
+    for root in path_roots():
+        for key, module in _root_entry_points(root).items():
+            out.setdefault(
+                key,
+                _Declared(
+                    key, module, f"{key} = {module} in {root / 'pyproject.toml'}", f"PRIVLAB_PATH {root}", root=root
+                ),
             )
+    for ep in entry_points(group=ENTRY_POINTS):
+        dist = getattr(ep, "dist", None)
+        name, version = (dist.metadata["Name"], dist.version) if dist is not None else ("", "")
+        module = ep.value.split(":")[0].strip()
+        found = _Declared(
+            ep.name, module, f"entry point {ep.name} = {ep.value}", f"entry point {ep.name} of {name}", name, version
         )
-    return found
+        if ep.name in out and out[ep.name].module != module:
+            _BROKEN[ep.name] = (
+                f"paper {ep.name!r} is declared twice: {out[ep.name].where} and {found.where} (of {name}); remove one"
+            )
+        elif ep.name in out:  # the same unit, installed and on PRIVLAB_PATH: the distribution names its version
+            out[ep.name] = _Declared(
+                ep.name, module, out[ep.name].where, out[ep.name].found_in, name, version, out[ep.name].root
+            )
+        else:
+            out[ep.name] = found
+    _DECLARED_MODULES.update(d.module for d in out.values())
+    return tuple(out.values())
+
+
+def _unit_folder(module: Any) -> Path:
+    """The folder of an experiment unit: its package's folder (or, for a plain module, the folder holding it)."""
+    file = Path(module.__file__ or "").resolve()
+    return file.parent
+
+
+def _project_root(module_name: str) -> Path | None:
+    """The directory holding the unit's top-level package (where ``tests/`` of its project are)."""
+    import sys
+
+    top = sys.modules.get(module_name.split(".")[0])
+    path = getattr(top, "__file__", None)
+    if path is None:
+        return None
+    file = Path(path).resolve()
+    return file.parent.parent if file.name == "__init__.py" else file.parent
 
 
 def sources() -> list[str]:
@@ -448,22 +478,20 @@ def sources() -> list[str]:
     import os
 
     return [
-        f"privlab's own papers ({PACKAGE_DIR / 'experiments'})",
+        f"entry points of group {ENTRY_POINTS} of the installed distributions (privlab's own five among them)",
         f"PRIVLAB_PATH ({os.environ.get('PRIVLAB_PATH') or 'not set'})",
-        f"installed packages with entry points of group {ENTRY_POINTS}",
     ]
 
 
 @functools.cache
 def _load_papers() -> None:
-    """Import every paper module; one that fails to import is recorded, not fatal to the others."""
-    seen: dict[str, str] = {}
-    for found in [*_builtin(), *_from_roots(), *_from_entry_points()]:
-        if found.key in seen:
-            raise PrivlabError(f"paper {found.key!r} is defined twice: in {seen[found.key]} and {found.where}")
-        seen[found.key] = found.where
-        if found.source.startswith("entry point"):
-            _PREFIXES[found.module] = found.key
+    """Import every paper's unit; one that fails to import is recorded, not fatal to the others."""
+    for found in _declared():
+        if found.key in _BROKEN:
+            continue
+        if not found.key.isidentifier():
+            _BROKEN[found.key] = f"{found.where}: a paper's key is a Python identifier; got {found.key!r}"
+            continue
         _LOADING.append(found.key)
         try:
             module = importlib.import_module(found.module)
@@ -478,18 +506,18 @@ def _load_papers() -> None:
             _LOADING.pop()
         paper = getattr(module, "PAPER", None)
         if not isinstance(paper, Paper):
-            _BROKEN[found.key] = f"{found.where} declares no PAPER = Paper(...)"
+            _BROKEN[found.key] = f"{found.where}: module {found.module} declares no PAPER = Paper(...)"
             continue
         _PAPERS[found.key] = Paper(
             title=paper.title,
-            seed=paper.seed,
+            text=paper.text,
             key=found.key,
-            source=found.source,
+            found_in=found.found_in,
             module=found.module,
-            conf_dir=found.conf_dir,
-            reference_dir=found.reference_dir,
-            ledger_path=found.ledger_path,
-            root=found.root,
+            folder=_unit_folder(module),
+            root=found.root or _project_root(found.module),
+            distribution=found.distribution,
+            version=found.version,
         )
 
 
@@ -498,20 +526,22 @@ def reload() -> None:
     entry points changed, e.g. in a test); privlab's own papers stay registered."""
     import sys
 
-    for key, paper in list(_PAPERS.items()):
-        if paper.source != "privlab":
-            del _PAPERS[key]
-    keep = set(_PAPERS)
+    add_roots_to_path()
+    keep = {k for k, p in _PAPERS.items() if p.distribution == "privlab" and not p.found_in.startswith("PRIVLAB")}
+    external = [p.module for k, p in _PAPERS.items() if k not in keep] + sorted(_DECLARED_MODULES)
+    for key in [k for k in _PAPERS if k not in keep]:
+        del _PAPERS[key]
     for exp_id in [k for k in _REGISTRY if k.split("/")[0] not in keep]:
         del _REGISTRY[exp_id]
     for name in [n for n, c in _COMMANDS.items() if c.paper and c.paper not in keep]:
         del _COMMANDS[name]
-    external = (ROOTS, *_PREFIXES)
-    for module in [m for m in sys.modules if m in external or m.startswith(tuple(f"{e}." for e in external))]:
+    tops = {m.split(".")[0] for m in external} - {"privlab"}
+    for module in [m for m in sys.modules if m.split(".")[0] in tops]:
         del sys.modules[module]
-    _PREFIXES.clear()
     _BROKEN.clear()
+    _declared.cache_clear()
     _load_papers.cache_clear()
+    importlib.invalidate_caches()
 
 
 def broken() -> dict[str, str]:
@@ -601,3 +631,6 @@ def commands() -> dict[str, Command]:
     """Every command the papers contribute, by name."""
     _load_papers()
     return dict(sorted(_COMMANDS.items()))
+
+
+add_roots_to_path()

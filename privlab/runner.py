@@ -39,8 +39,9 @@ RUNTIME_KEYS = ("n_jobs", "cache", "joblib_backend", "joblib_address", "results_
 
 
 def conf_dir() -> Path:
-    """The Hydra config directory: privlab's own (package data, ``privlab/conf``), or PRIVLAB_CONF."""
-    path = Path(os.environ.get("PRIVLAB_CONF", PACKAGE_DIR / "conf"))
+    """The Hydra config directory: privlab's shared config groups (the checkout's ``conf/``, installed
+    as the package ``privlab.conf``), or PRIVLAB_CONF."""
+    path = Path(os.environ.get("PRIVLAB_CONF") or _shared_conf())
     if not (path / "config.yaml").is_file():
         raise PrivlabError(f"config directory {path} has no config.yaml; unset PRIVLAB_CONF or point it at one")
     return path
@@ -54,16 +55,25 @@ def default_results_dir() -> Path:
     return Path(given) if given else Path.cwd() / "results"
 
 
-def reference_dir(exp: registry.Experiment | None = None) -> Path:
-    """Where committed references live: ``PRIVLAB_REFERENCE`` if set, else the reference directory
-    of the paper that declares ``exp`` (privlab's own: ``privlab/reference``, package data)."""
-    if "PRIVLAB_REFERENCE" in os.environ:
-        return Path(os.environ["PRIVLAB_REFERENCE"])
-    if exp is None:
-        return PACKAGE_DIR / "reference"
-    where = registry.paper_of(exp).reference_dir
-    assert where is not None
-    return where
+@functools.cache
+def _shared_conf() -> Path:
+    import importlib.util
+
+    spec = importlib.util.find_spec("privlab.conf")
+    if spec is None or not spec.submodule_search_locations:
+        raise PrivlabError("privlab's config groups (the package privlab.conf) are not installed; reinstall privlab")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def given_reference_dir() -> Path | None:
+    """``PRIVLAB_REFERENCE``: a directory laid out as a results directory (``<paper>/<name>/result.csv``)
+    that ``privlab check`` compares with instead of each paper's committed references; None if unset."""
+    given = os.environ.get("PRIVLAB_REFERENCE")
+    if given is not None and not given.strip():
+        raise PrivlabError(
+            "PRIVLAB_REFERENCE is empty; set it to a directory or unset it (default: each paper's committed references)"
+        )
+    return Path(given) if given else None
 
 
 # ---------------------------------------------------------------------------------------
@@ -119,11 +129,11 @@ def quote_override_value(value: str) -> str:
 
 
 def searchpath_override() -> list[str]:
-    """The Hydra override that adds the config directory of every paper from outside privlab."""
+    """The Hydra override that adds every paper's config directory (its unit's ``conf/``)."""
     dirs = []
     for paper in registry.papers().values():
         conf = paper.conf_dir
-        if paper.source != "privlab" and conf is not None and conf.is_dir() and conf not in dirs:
+        if conf is not None and conf.is_dir() and conf not in dirs:
             dirs.append(conf)
     items = ",".join(quote_override_value(f"file://{d}") for d in dirs)
     return [f"hydra.searchpath=[{items}]"] if dirs else []
@@ -266,27 +276,29 @@ def resolved_container(exp: registry.Experiment, app: DictConfig, full: DictConf
 _PACKAGES = ("numpy", "pandas", "scipy", "matplotlib", "hydra-core", "omegaconf", "pulp", "joblib", "tqdm")
 
 
-_GIT_SEEN: list[tuple[float, str | None]] = []  # (when, commit) of the last look, shared by a minute's runs
+_GIT_SEEN: dict[Path | None, tuple[float, str | None]] = {}  # checkout -> (when, commit) of the last look
 
 
-def _git_commit() -> str | None:
-    """The checkout's commit (looked up at most once a minute: a sweep's jobs share it)."""
+def _git_commit(where: Path | None = None) -> str | None:
+    """The commit of the checkout at ``where`` (privlab's own by default), looked up at most once a
+    minute per checkout: a sweep's jobs share it."""
+    where = CHECKOUT if where is None else where
     now = time.monotonic()
-    if not _GIT_SEEN or now - _GIT_SEEN[0][0] > 60:
-        _GIT_SEEN[:] = [(now, _git_lookup())]
-    return _GIT_SEEN[0][1]
+    seen = _GIT_SEEN.get(where)
+    if seen is None or now - seen[0] > 60:
+        _GIT_SEEN[where] = seen = (now, _git_lookup(where))
+    return seen[1]
 
 
-def _git_lookup() -> str | None:
-    """The checkout's commit (``+dirty`` with uncommitted changes); None for an installed privlab."""
-    if CHECKOUT is None or not (CHECKOUT / ".git").exists():
+def _git_lookup(where: Path | None) -> str | None:
+    """The commit of the git checkout holding ``where`` (``+dirty`` with uncommitted changes); None
+    outside one (an installed package)."""
+    if where is None or not Path(where).is_dir():
         return None
     try:
-        out = subprocess.run(
-            ["git", "-C", str(CHECKOUT), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
-        )
+        out = subprocess.run(["git", "-C", str(where), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
         dirty = subprocess.run(
-            ["git", "-C", str(CHECKOUT), "status", "--porcelain", "--untracked-files=no"],
+            ["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no", "--", "."],
             capture_output=True,
             text=True,
             timeout=10,
@@ -296,6 +308,20 @@ def _git_lookup() -> str | None:
     if out.returncode != 0:
         return None
     return out.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def paper_provenance(exp: registry.Experiment) -> dict:
+    """Which paper made a result: its key, the distribution that declares it, its version and, where
+    the paper's project is a git checkout, its commit."""
+    paper = registry.paper_of(exp)
+    return {
+        "key": paper.key,
+        "title": paper.title,
+        "distribution": paper.distribution or None,
+        "version": paper.version or None,
+        "found_in": paper.found_in,
+        "commit": _git_commit(paper.root) if paper.root is not None else None,
+    }
 
 
 @functools.cache
@@ -317,6 +343,7 @@ def provenance(cfg: DictConfig, wall_time: float, ctx: RunContext) -> dict:
         "profile": cfg.get("profile"),
         "seed": int(cfg.get("seed", 0)),
         "git_commit": _git_commit(),
+        "paper": paper_provenance(registry.get(str(cfg.get("id")))),
         "python": platform.python_version(),
         "packages": versions,
         "wall_time_s": round(wall_time, 3),
@@ -475,26 +502,38 @@ def is_complete(out_dir: Path, cfg: DictConfig, exp: registry.Experiment | None 
 
 
 def code_version(exp: registry.Experiment) -> str:
-    """A digest of the code that computes ``exp``: privlab's core modules, its data sets, the
-    paper's library package and its experiments module. A result made by other code is not
-    reused; edits to another paper's package leave it valid."""
-    import importlib
-
-    module = importlib.import_module(registry.paper_of(exp).module)
-    path = Path(module.__file__ or "")
-    return _code_digest(exp.paper, str(path.parent if path.name == "__init__.py" else path))
+    """A digest of the code that computes ``exp``: every module of the top-level package that holds
+    the paper's experiment unit (privlab's core, its data sets and the paper's library for privlab's
+    own papers; the whole package of an installed paper or a PRIVLAB_PATH root) and of the unit's
+    folder. Another paper's library or unit in the same package is left out, so that editing one
+    paper leaves the others' results valid; a result made by other code is never reused."""
+    paper = registry.paper_of(exp)
+    others = tuple(sorted(str(p.folder) for k, p in registry.papers().items() if k != paper.key and p.folder))
+    return _code_digest(paper.key, paper.module, str(paper.folder), others)
 
 
 @functools.cache
-def _code_digest(paper: str, module: str) -> str:
+def _code_digest(key: str, module: str, folder: str, others: tuple[str, ...]) -> str:
     import hashlib
+    import importlib.util
 
-    pkg = PACKAGE_DIR
-    files = [*sorted(pkg.glob("*.py")), *sorted((pkg / "datasets").glob("*.py")), *sorted((pkg / paper).rglob("*.py"))]
+    top = importlib.util.find_spec(module.split(".")[0])
+    roots = [Path(p) for p in (top.submodule_search_locations or []) if top is not None] if top else []
+    if top is not None and not roots and top.origin:  # a top-level module, not a package
+        roots = [Path(top.origin)]
+    roots = [r.resolve() for r in roots]
+    skip = [Path(o).resolve() for o in others]
+    for root in roots:  # sibling papers' libraries in the same package: privlab/<other paper>/
+        skip += [root / Path(o).name for o in others if (root / Path(o).name).is_dir() and Path(o).name != key]
+    files: set[Path] = set()
+    for where in [*roots, Path(folder).resolve()]:
+        found = [where] if where.is_file() else where.rglob("*.py")
+        files.update(p for p in found if not any(p.is_relative_to(s) for s in skip))
     digest = hashlib.sha256()
-    mod = Path(module)
-    for path in [*files, *(sorted(mod.rglob("*.py")) if mod.is_dir() else [mod])]:
-        digest.update(str(path.relative_to(pkg) if path.is_relative_to(pkg) else path.name).encode())
+    base = [*roots, Path(folder).resolve()]
+    for path in sorted(files):
+        rel = next((path.relative_to(b.parent) for b in base if path.is_relative_to(b.parent)), Path(path.name))
+        digest.update(rel.as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

@@ -20,7 +20,7 @@ hold the experiment's own value of every key it moves (the *baseline*, the value
 uses): `robustness` then says, per claim, the verdict at the baseline, the range of the grid over
 which that verdict held and where it flipped. The report's Robustness section and the papers' docs
 pages are built from it (the docs from the committed quick-scale outcomes in
-``privlab/reference/studies/<paper>/<name>.csv``, refreshed with ``--update``).
+``reference/studies/<name>.csv`` of the paper's experiment unit, refreshed with ``--update``).
 """
 
 from __future__ import annotations
@@ -108,8 +108,12 @@ class Study(registry.PaperScoped):
 
     def reference_path(self) -> Path:
         """The committed quick-scale outcome (``sweep_claims.csv`` of the quick run)."""
-        exp = registry.get(self.experiment)
-        return runner.reference_dir(exp) / STUDIES / self.paper / f"{self.name}.csv"
+        given = runner.given_reference_dir()
+        if given is not None:
+            return given / STUDIES / self.paper / f"{self.name}.csv"
+        where = registry.papers()[self.paper].reference_dir
+        assert where is not None
+        return where / STUDIES / f"{self.name}.csv"
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -478,7 +482,7 @@ def docs_section(paper: str) -> str:
         "Each study sweeps a value the seed lost (privlab's reconstruction) or leaves unstated, and asks where "
         f"the paper's conclusions hold (`privlab study list --paper {paper}`; `privlab study run NAME` runs one, "
         "`--profile paper` on the full grid). At the quick scale, from the committed outcomes in "
-        f"`privlab/reference/studies/{paper}/`:",
+        f"`reference/studies/` of the paper's experiment unit (`experiments/{paper}/` for privlab's own):",
         "",
     ]
     depends: list[tuple[Study, ClaimRobustness]] = []

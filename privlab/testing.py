@@ -19,7 +19,7 @@ import pandas as pd
 
 from . import registry
 
-__all__ = ["run_cli", "reference_table", "paper_root"]
+__all__ = ["run_cli", "reference_table", "paper_root", "write_project"]
 
 
 def run_cli(
@@ -59,22 +59,55 @@ def run_cli(
 
 def reference_table(exp_id: str, *, profile: str = "quick", **read_csv) -> pd.DataFrame:
     """The committed reference table of experiment ``exp_id`` at ``profile`` (quick or paper)."""
-    from .check import reference_for
+    from .check import reference_path
 
-    exp = registry.get(exp_id)
-    return pd.read_csv(reference_for(exp, profile) / exp.paper / exp.name / "result.csv", **read_csv)
+    return pd.read_csv(reference_path(registry.get(exp_id), profile), **read_csv)
 
 
-@contextlib.contextmanager
-def paper_root(root: str | os.PathLike[str], files: Mapping[str, str] | None = None) -> Iterator[Path]:
-    """Write ``files`` (relative path -> text, dedented) under ``root`` and register it as a paper
-    root (``PRIVLAB_PATH``) in this process until the block ends; the registry is reloaded on
-    entry and exit, so the root's papers come and go with it."""
+def write_project(
+    root: str | os.PathLike[str], files: Mapping[str, str] | None = None, papers: Mapping[str, str] | None = None
+) -> Path:
+    """Write ``files`` (relative path -> text, dedented) under ``root``, a paper project; unless the
+    files hold a ``pyproject.toml``, write one that declares ``papers`` (key -> experiment unit
+    module; default: every top-level package of ``files`` whose ``__init__.py`` declares ``PAPER``,
+    under its own name) in the entry-point group ``privlab.papers``."""
     root = Path(root)
     for rel, text in (files or {}).items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text))
+    if not (root / "pyproject.toml").is_file():
+        if papers is None:
+            papers = {
+                rel.split("/")[0]: rel.split("/")[0]
+                for rel, text in (files or {}).items()
+                if rel.count("/") == 1 and rel.endswith("/__init__.py") and "PAPER" in text
+            }
+        lines = [f'{key} = "{module}"' for key, module in papers.items()]
+        text = "\n".join(
+            [
+                "[project]",
+                f'name = "{root.name.replace("_", "-")}"',
+                'version = "0.1"',
+                "",
+                '[project.entry-points."privlab.papers"]',
+                *lines,
+                "",
+            ]
+        )
+        root.mkdir(parents=True, exist_ok=True)
+        (root / "pyproject.toml").write_text(text)
+    return root
+
+
+@contextlib.contextmanager
+def paper_root(
+    root: str | os.PathLike[str], files: Mapping[str, str] | None = None, papers: Mapping[str, str] | None = None
+) -> Iterator[Path]:
+    """Write a paper project under ``root`` (`write_project`) and put it on ``PRIVLAB_PATH`` in this
+    process until the block ends; the registry is reloaded on entry and exit, so the project's
+    papers come and go with it."""
+    root = write_project(root, files, papers)
     before = os.environ.get("PRIVLAB_PATH")
     os.environ["PRIVLAB_PATH"] = str(root)
     registry.reload()

@@ -20,13 +20,13 @@ Generated pages (added to the site in ``on_files``, to the navigation in ``on_co
 Directives expanded in any page (``on_page_markdown``):
 
 ``<!-- toy-paper-file: NAME -->``
-    The file that tests/test_toy_paper.py writes from its string ``NAME`` (``LIBRARY``,
+    The file that tests/core/test_toy_paper.py writes from its string ``NAME`` (``LIBRARY``,
     ``EXPERIMENT``, ``CONFIG``, ``twin``), as a code block titled with its path: the
     "Add a paper" tutorial shows exactly the toy paper the test runs.
 ``<!-- contributing -->``
     CONTRIBUTING.md, its headings one level down, each of its code blocks marked not run.
 
-Nothing here reads outside the repository. tests/test_docs.py imports this module to check
+Nothing here reads outside the repository. tests/core/test_docs.py imports this module to check
 the code blocks of the generated pages and of the expanded directives too.
 """
 
@@ -44,12 +44,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 CONF = ROOT / "privlab" / "conf"
 log = logging.getLogger("mkdocs.plugins.privlab_docs")  # a warning fails `mkdocs build --strict`
-TOY_TEST = ROOT / "tests" / "test_toy_paper.py"
+TOY_TEST = ROOT / "tests" / "core" / "test_toy_paper.py"
 TOY_DIR = "toy-root"  # where the tutorial builds the toy paper (the test's tmp root)
 CORE_MODULES = ("registry", "claims", "params", "relations", "constraints", "stats", "datasets", "context", "formulas")
 NOT_RUN_PREFIX = "<!-- not run in tests:"
 CONTRIBUTING_REASON = (
-    "an excerpt quoted in CONTRIBUTING.md; privlab/experiments/lpb/ runs the complete code and the "
+    "an excerpt quoted in CONTRIBUTING.md; experiments/lpb/ runs the complete code and the "
     "Add-a-paper tutorial runs a whole paper"
 )
 
@@ -250,7 +250,7 @@ def experiment_facts(exp: Any) -> ExperimentFacts:
     facts.data = _data_label({k: v for k, v in data.items() if k not in ("printed", "mechanism")})
     facts.mechanisms = ", ".join(str(m.get("label", name)) for name, m in (data.get("mechanism") or {}).items())
     facts.if_disagree = _printed_if_disagree(data.get("printed"))
-    path = check.reference_path(exp, runner.reference_dir(exp))
+    path = check.reference_path(exp)
     if not path.is_file():
         facts.problem = "it has no committed reference table yet"
         return facts
@@ -301,14 +301,14 @@ def paper_page(paper: str) -> str:
     doc = _module_doc(paper)
     if doc:
         out += [doc, ""]
-    seed = f" Seed text: `{info.seed}`." if info.seed and info.seed != "none" else ""
+    seed = f" Source text: `{info.text}`." if info.text and info.text != "none" else ""
     out += [
         f"Reproduce this paper with `privlab reproduce --paper {paper}` (quick profile; add `--profile paper` "
         f"for the paper's scale), one experiment with `privlab run {exps[0].id if exps else paper + '/NAME'}`." + seed,
         "",
         '!!! note "Generated from the repository"',
-        f"    This page is built from `privlab/experiments/{paper}/`, `privlab/conf/experiment/{paper}/`, the "
-        f"committed reference tables in `privlab/reference/{paper}/` and `privlab/experiments/{paper}.ledger.yaml`, "
+        f"    This page is built from the paper's experiment unit `experiments/{paper}/`: its experiments, "
+        f"configs (`conf/experiment/{paper}/`), committed reference tables (`reference/quick/`) and ledger, "
         "each time the site is built.",
         "",
         "## What is reproduced",
@@ -542,7 +542,7 @@ def generated_pages() -> dict[str, str]:
 
 
 # ---------------------------------------------------------------------------------------
-# the toy paper of tests/test_toy_paper.py
+# the toy paper of tests/core/test_toy_paper.py
 # ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ToyFile:
@@ -576,6 +576,11 @@ def toy_files() -> list[ToyFile]:
     for stmt in fixture.body:
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant):
             strings.update({t.id: str(stmt.value.value) for t in stmt.targets if isinstance(t, ast.Name)})
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Dict):  # files = {path: NAME} (write_project)
+            for key, value in zip(stmt.value.keys, stmt.value.values):
+                if isinstance(key, ast.Constant) and isinstance(value, ast.Name):
+                    text = textwrap.dedent(strings[value.id])
+                    files.append(ToyFile(value.id, str(key.value), text))
         call = stmt.value if isinstance(stmt, ast.Expr) else None
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "write_text"):
             continue

@@ -25,14 +25,11 @@ derivations    the displayed formulas re-derived (sympy, or a grid against the d
 utility        Figures 4-5: every mechanism's release of a table vs theta, its MSE and the
                relative error of count queries
 runtime        Figure 7: the searches' runtime vs n and vs the domain scale-up gamma
-verdicts       the experiments' claims, from their result tables and printed values
-figures        the paper's figures, from the result tables
 =============  ===========================================================================
 
 Every function is pure: arrays and a seed in, arrays out.
 """
 
-from . import verdicts
 from .anatomy import (
     AnatomyResult,
     anatomy,
@@ -109,7 +106,6 @@ from .utility import mse_table, re_table, release_grid
 from .validity import is_valid, naive_check
 
 __all__ = [
-    "verdicts",
     "attribute_table",
     "census_table",
     "corruption_table",

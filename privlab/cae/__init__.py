@@ -30,9 +30,6 @@ techniques          the three as mechanisms of kind sdc_technique (`SamplingTech
 exact               exact CAE moments of a uniquely identified record, and their variance
 checkers            independent checkers of every released artifact
 engine              the Monte Carlo of Figures 2 and 4: per repetition, then summarised
-figures             Figures 2, 3 and 4 from the result tables
-verdicts            the experiments' claims, computed from their result tables and the
-                    config's printed values and thresholds
 ==================  ======================================================================
 
 Every function is pure: arrays and a seed in, arrays out.

@@ -25,9 +25,7 @@ checkers     independent checks of the releases (histogram, exact columns, noise
 data         the uniform cube and Gaussian mixture (from `privlab.datasets.simulated`), `scale_to_cube`,
              `numeric_records`
 utility      k-means, box counts, column means of a release (`utility_rows`, `mixture_utility`)
-figures      the experiments' figures
 derivations  the talk's displayed formulas re-derived (`formula_table`)
-verdicts     the experiments' claims, one function per experiment
 ===========  ===========================================================================
 
 Every function is pure: arrays and a seed in, arrays out.

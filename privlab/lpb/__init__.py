@@ -15,7 +15,6 @@ noise_ratio        Figures 2-5: noise-ratio box-plot statistics, sampled and exa
 example            Table I's worked example, Table II's attribute description, Section V's data
 equivalence        Figure 5's "same effect as eps-DP", as two checkable statements
 derivations        the displayed formulas re-derived (sympy, grids) beside the printed ones
-verdicts           the experiments' claims: each result table against the printed values
 advice             ``privlab epsilon``: LPB's rule applied to a user's own column
 =================  =======================================================================
 

@@ -1,7 +1,7 @@
 """``privlab epsilon``: LPB's rule for a statistic you publish, as a subcommand of privlab.
 
 LPB contributes this command through the registration that adds its experiments
-(`privlab.registry.command`, called in ``privlab/experiments/lpb/__init__.py``); the numbers
+(`privlab.registry.command`, called in ``experiments/lpb/__init__.py``); the numbers
 come from `privlab.lpb.advice`, the code that reproduces the paper.
 """
 

@@ -17,8 +17,6 @@ overhead       Figure 8's measurements of the history store against the naive st
 derivations    the formula audit: every displayed formula re-derived (sympy, and the exact
                law of the algorithm followed step by step on a grid), printed vs derived
 examples       the slides' HIV examples by enumerating the algorithms' random choices
-figures        the figures, drawn from the result tables
-verdicts       the experiments' claims, from their result tables and config blocks
 =============  ==========================================================================
 
 Sizes: every function that allocates an array whose size follows from its arguments (an
@@ -30,7 +28,7 @@ pure: arrays and a seed in, arrays out; the exact analysis shares no code with t
 mechanism, so their agreement checks multi-pert's u/v formulas.
 """
 
-from . import derivations, verdicts
+from . import derivations
 from ._checks import CODE_DTYPE, MAX_CHUNKS, check_trials
 from .collusion import RECIPIENTS, agreement_table, collusion_table, equivalence_table
 from .exact import (
@@ -144,7 +142,6 @@ __all__ = [
     "overhead_table",
     "change_points_se",
     "derivations",
-    "verdicts",
     "hiv_example",
     "hiv_requirement3",
     "independent_pair",

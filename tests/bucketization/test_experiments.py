@@ -4,14 +4,15 @@ timings off, the parameter contract."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from privlab import PrivlabError, registry
-from privlab.runner import compose, make_context, reference_dir, run_table
+from privlab.runner import compose, make_context, run_table
 
-REFERENCE = reference_dir() / "bucketization"
+REFERENCE = Path(__file__).resolve().parents[2] / "experiments" / "bucketization" / "reference" / "quick"
 # verdicts on the quick-profile reference tables, claim by claim
 VERDICTS = {
     "fig3_l_vs_theta": ["info", "agree", "info", "agree"],  # frequencies: the generator is built to them

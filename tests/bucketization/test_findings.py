@@ -1,4 +1,4 @@
-"""The findings of bucketization's ledger (privlab/experiments/bucketization.ledger.yaml), each
+"""The findings of bucketization's ledger (experiments/bucketization/ledger.yaml), each
 recomputed here independently of the experiments that found them."""
 
 from __future__ import annotations

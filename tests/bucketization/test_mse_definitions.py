@@ -193,7 +193,7 @@ def test_mse_table_under_each_reading():
 def test_figure_4_names_the_formula_its_mse_column_holds():
     from omegaconf import OmegaConf
 
-    from privlab.bucketization.figures import MSE_FORMULAS, mse_vs_theta
+    from privlab.experiments.bucketization.figures import MSE_FORMULAS, mse_vs_theta
 
     assert set(MSE_FORMULAS) == set(MSE_DEFINITIONS)
     frame = load(name="census", n=2000, seed=0)

@@ -1,16 +1,18 @@
-"""privlab.bucketization.verdicts: every function agrees on the committed reference table with the
+"""privlab.experiments.bucketization.verdicts: every function agrees on the committed reference table with the
 composed config, and a fault injected into the table turns the claim it breaks to disagree."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from privlab import PrivlabError
-from privlab.bucketization import verdicts
-from privlab.runner import compose, reference_dir
+from privlab.experiments.bucketization import verdicts
+from privlab.runner import compose
 
-REF = reference_dir() / "bucketization"
+REF = Path(__file__).resolve().parents[2] / "experiments" / "bucketization" / "reference" / "quick"
 
 
 def _setup(name: str):

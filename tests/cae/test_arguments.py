@@ -7,8 +7,9 @@ import pytest
 
 from privlab import PrivlabError, cae, registry
 from privlab.cae import derivations as dv
-from privlab.cae import query_restriction, verdicts
+from privlab.cae import query_restriction
 from privlab.cae.examples import integer_steps
+from privlab.experiments.cae import verdicts
 from privlab.runner import compose, make_context, run_table
 
 X, P = [1, 3, 8, 9], [0.15, 0.10, 0.70, 0.05]

@@ -113,7 +113,7 @@ def test_acs_twins_run_on_acs_only():
 
 
 def test_figure_2_panels_carry_the_seeds_letters_and_legends_hide_no_curve():
-    from privlab.cae import figures
+    from privlab.experiments.cae import figures
 
     rows = [
         {"dataset": "d", "technique": t, "param": q, "sk_size": s, "H0": 1.0 + s, "area": 2.0 + s, "H0_se": 0.0,

@@ -1,4 +1,4 @@
-"""The data-dependent findings of CAE's ledger (privlab/experiments/cae.ledger.yaml), read back from the
+"""The data-dependent findings of CAE's ledger (experiments/cae/ledger.yaml), read back from the
 committed reference tables of both profiles: Section 6's statements about the paper's (unavailable)
 PUMS sample hold on some data sets and fail on others."""
 
@@ -7,15 +7,14 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from privlab import check, ledger, registry, runner
+from privlab import check, ledger, registry
 
 ITEMS = {i.id: i for i in ledger.load("cae") or []}
 
 
 def reference(exp_id: str, profile: str) -> pd.DataFrame:
     exp = registry.get(exp_id)
-    base = runner.reference_dir(exp) / ("paper" if profile == "paper" else "")
-    return check.read_reference(exp, check.reference_path(exp, base))
+    return check.read_reference(exp, check.reference_path(exp, profile))
 
 
 def area(df: pd.DataFrame, dataset: str, technique: str, param: float, sk: int = 0) -> tuple[float, float]:

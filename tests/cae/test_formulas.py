@@ -1,6 +1,6 @@
 """The formula audit of seed 004 (privlab.cae.derivations): every derivation against the printed
 formula, every checker catching a deliberately altered formula, and the tests the claims ledger
-(experiments/cae.ledger.yaml) names."""
+(experiments/cae/ledger.yaml) names."""
 
 import numpy as np
 import pandas as pd

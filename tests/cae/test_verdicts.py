@@ -1,4 +1,4 @@
-"""`privlab.cae.verdicts`: each experiment's claims agree on the committed reference tables with the
+"""`privlab.experiments.cae.verdicts`: each experiment's claims agree on the committed reference tables with the
 composed config, and turn to ``disagree`` when a table value, a trend or a printed value is broken."""
 
 from pathlib import Path
@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 from privlab import PrivlabError, mechanisms
-from privlab.cae import verdicts
+from privlab.experiments.cae import verdicts
 from privlab.runner import compose
 
-REF = Path(__file__).resolve().parents[2] / "results" / "reference" / "cae"
+REF = Path(__file__).resolve().parents[2] / "experiments" / "cae" / "reference" / "quick"
 
 
 def _ref(name, overrides=()):

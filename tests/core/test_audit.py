@@ -37,7 +37,7 @@ def test_audit_is_well_formed(paper):
     found = audit.load(paper)
     assert found is not None, f"{paper} has no audit"
     assert found.paper == paper
-    assert found.seed == registry.papers()[paper].seed
+    assert found.seed == registry.papers()[paper].text
     assert all(e.text and e.target and e.where for e in found.entries)
 
 

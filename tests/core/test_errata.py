@@ -96,7 +96,7 @@ def test_errata_markdown_from_the_command_line(capsys):
 def test_a_paper_without_ledger_has_no_errata(paper_root):
     paper_root(
         {
-            "experiments/plain.py": """
+            "plain/__init__.py": """
                 import pandas as pd
                 from privlab.registry import Paper, experiment
 
@@ -107,7 +107,7 @@ def test_a_paper_without_ledger_has_no_errata(paper_root):
                 def table(cfg, ctx):
                     return pd.DataFrame({"x": [1]})
             """,
-            "conf/experiment/plain/table.yaml": "# @package _global_\nprinted: {}\n",
+            "plain/conf/experiment/plain/table.yaml": "# @package _global_\nprinted: {}\n",
         }
     )
     with pytest.raises(errata.PrivlabError, match="paper plain has no ledger"):
@@ -141,7 +141,7 @@ def test_a_twins_disagreements_say_they_are_on_other_data():
     # the same claims as the original's; on the twin's data a disagreement's note opens with [other data]
     exp = registry.get("lpb/fig1_lambda_acs")
     cfg = runner.compose(exp.id)
-    found = exp.check_claims(read_reference(exp, reference_path(exp, runner.reference_dir(exp))), cfg)
+    found = exp.check_claims(read_reference(exp, reference_path(exp)), cfg)
     disagree = [c for c in found if c.verdict == "disagree"]
     assert disagree and all(c.note.startswith("[other data] the twin of lpb/fig1_lambda") for c in disagree)
     assert all(not c.note.startswith("[other data]") for c in found if c.verdict != "disagree")

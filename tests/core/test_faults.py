@@ -5,14 +5,13 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from privlab.testing import run_cli
+from privlab.testing import run_cli, write_project
 
 EXPERIMENTS = '''
 """A paper whose experiments fail in every way but one."""
@@ -66,14 +65,10 @@ def slow(cfg, ctx):
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("faulty")
-    (root / "experiments").mkdir()
-    (root / "experiments" / "faulty.py").write_text(textwrap.dedent(EXPERIMENTS))
-    conf = root / "conf" / "experiment" / "faulty"
-    conf.mkdir(parents=True)
+    files = {"faulty/__init__.py": EXPERIMENTS}
     for name in ("good", "raises", "worker_dies", "memory", "slow"):
-        (conf / f"{name}.yaml").write_text("# @package _global_\nn: 3\n")
-    return root
+        files[f"faulty/conf/experiment/faulty/{name}.yaml"] = "# @package _global_\nn: 3\n"
+    return write_project(tmp_path_factory.mktemp("faulty"), files)
 
 
 def _env(root, results, **extra):

@@ -48,9 +48,9 @@ items:
 def root(paper_root):
     return paper_root(
         {
-            "experiments/ledgered.py": EXPERIMENT,
-            "experiments/ledgered.ledger.yaml": LEDGER,
-            "conf/experiment/ledgered/table.yaml": CONFIG,
+            "ledgered/__init__.py": EXPERIMENT,
+            "ledgered/ledger.yaml": LEDGER,
+            "ledgered/conf/experiment/ledgered/table.yaml": CONFIG,
             "tests/t.py": "def test_eq1():\n    assert 1 + 1 == 2\n",
         }
     )
@@ -90,7 +90,7 @@ def test_status_and_coverage(root, tmp_path):
     ],
 )
 def test_malformed_ledger_is_one_line(root, text, message):
-    (root / "experiments" / "ledgered.ledger.yaml").write_text(text)
+    (root / "ledgered" / "ledger.yaml").write_text(text)
     with pytest.raises(PrivlabError, match=message):
         ledger.load("ledgered")
 

@@ -4,14 +4,13 @@ only its own experiment's line (one run of the command checks all of it: each ru
 processes that import privlab)."""
 
 import os
-import textwrap
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from privlab import runner
-from privlab.testing import paper_root, run_cli
+from privlab.testing import paper_root, run_cli, write_project
 
 PAPER = '''
 """Toy paper {name}."""
@@ -56,15 +55,12 @@ def b_second(cfg, ctx):
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("pool")
-    (root / "experiments").mkdir()
+    files = {}
     for name in ("toyone", "toytwo"):
-        (root / "experiments" / f"{name}.py").write_text(textwrap.dedent(PAPER.format(name=name)))
-        conf = root / "conf" / "experiment" / name
-        conf.mkdir(parents=True)
+        files[f"{name}/__init__.py"] = PAPER.format(name=name)
         for exp in ("a_first", "b_second"):
-            (conf / f"{exp}.yaml").write_text("# @package _global_\nn: 4\n")
-    return root
+            files[f"{name}/conf/experiment/{name}/{exp}.yaml"] = "# @package _global_\nn: 4\n"
+    return write_project(tmp_path_factory.mktemp("pool"), files)
 
 
 IDS = ("toyone/a_first", "toyone/b_second", "toytwo/a_first", "toytwo/b_second")

@@ -18,7 +18,7 @@ from privlab.launch import sweep_jobs
 
 # a paper whose one experiment fails, or kills its worker, at chosen values of n
 SWEEPY = {
-    "experiments/sweepy.py": '''
+    "sweepy/__init__.py": '''
         """A paper for sweep tests."""
         import os
 
@@ -53,7 +53,7 @@ SWEEPY = {
             rises = claims.monotone("y rises with x", table.y.to_numpy(), increasing=True, tol=0.0)
             return [claims.at_least("slope is at least 1", cfg.slope, 1.0), rises]
     ''',
-    "conf/experiment/sweepy/line.yaml": """
+    "sweepy/conf/experiment/sweepy/line.yaml": """
         # @package _global_
         n: 3
         slope: 1.0

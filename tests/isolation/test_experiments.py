@@ -14,7 +14,7 @@ from privlab import registry, runner
 from privlab._validation import PrivlabError
 from privlab.claims import counts
 
-REFERENCE = Path(__file__).resolve().parents[2] / "results" / "reference" / "isolation"
+REFERENCE = Path(__file__).resolve().parents[2] / "experiments" / "isolation" / "reference" / "quick"
 
 
 def _claims(name: str, table: pd.DataFrame | None = None, overrides=()):

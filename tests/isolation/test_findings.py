@@ -1,4 +1,4 @@
-"""Slide 17's Case 1 (privlab/experiments/isolation.ledger.yaml, s17.case1_*), recomputed here by
+"""Slide 17's Case 1 (experiments/isolation/ledger.yaml, s17.case1_*), recomputed here by
 simulation, independently of privlab's derivations: its distance argument needs a large enough c (the
 talk's own condition), and its count argument depends on the split symbol the extraction lost."""
 

@@ -1,4 +1,4 @@
-"""The claims' logic (privlab.isolation.verdicts): every function agrees on the committed reference
+"""The claims' logic (privlab.experiments.isolation.verdicts): every function agrees on the committed reference
 tables with the composed config, and an injected fault (a perturbed value, a broken trend, a wrong
 printed value) turns the claim it feeds to disagree."""
 
@@ -14,9 +14,10 @@ from omegaconf import OmegaConf
 from privlab import runner
 from privlab._validation import PrivlabError
 from privlab.claims import counts
-from privlab.isolation import derivations, verdicts
+from privlab.experiments.isolation import verdicts
+from privlab.isolation import derivations
 
-REFERENCE = Path(__file__).resolve().parents[2] / "results" / "reference" / "isolation"
+REFERENCE = Path(__file__).resolve().parents[2] / "experiments" / "isolation" / "reference" / "quick"
 
 
 def _table(name: str) -> pd.DataFrame:

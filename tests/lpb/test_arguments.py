@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privlab import PrivlabError, lpb
-from privlab.lpb import adversary, derivations, verdicts
+from privlab.experiments.lpb import verdicts
+from privlab.lpb import adversary, derivations
 
 U, K = [1.0, 2.0, 3.0, 5.0, 10.0], [1.0, 2.0, 3.0]
 BIG = 10**12

@@ -38,7 +38,7 @@ def test_reproduces_table_ii_setting_and_prints_the_breach_check(tmp_path):
     )
     assert res.returncode == 0, res.stderr
     (row,) = json.loads(res.stdout)
-    fig1 = pd.read_csv(ROOT / "results" / "reference" / "lpb" / "fig1_lambda" / "result.csv")
+    fig1 = pd.read_csv(ROOT / "experiments" / "lpb" / "reference" / "quick" / "fig1_lambda" / "result.csv")
     ref = fig1[(fig1.attribute == "age") & np.isclose(fig1.rho1, 0.05)].iloc[0]
     assert row["lambda"] == pytest.approx(ref["lambda"], rel=1e-12)  # Figure 1 / Table II's sensitivity
     assert row["sensitivity"] == pytest.approx(73 / 48842) and row["universe_size"] == 74

@@ -1,4 +1,4 @@
-"""The findings of LPB's ledger (privlab/experiments/lpb.ledger.yaml), each recomputed here from the
+"""The findings of LPB's ledger (experiments/lpb/ledger.yaml), each recomputed here from the
 paper's stated inputs, independently of the experiments that found them; where a finding prints a
 corrected value, the ledger's ``corrected`` must hold the recomputed one."""
 

@@ -1,4 +1,4 @@
-"""privlab.lpb.verdicts: every verdict agrees on a consistent table (the committed reference
+"""privlab.experiments.lpb.verdicts: every verdict agrees on a consistent table (the committed reference
 results with their composed config) and turns to ``disagree`` when a fault is injected (a
 perturbed cell, a broken trend, a wrong printed value)."""
 
@@ -12,9 +12,9 @@ import pytest
 from omegaconf import OmegaConf
 
 from privlab import PrivlabError, runner
-from privlab.lpb import verdicts
+from privlab.experiments.lpb import verdicts
 
-REFERENCE = Path(__file__).resolve().parents[2] / "results" / "reference" / "lpb"
+REFERENCE = Path(__file__).resolve().parents[2] / "experiments" / "lpb" / "reference" / "quick"
 SETTING = ("universe", "known", "query", "epsilon", "rho1", "rho2")
 
 

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from privlab import PrivlabError
 from privlab import multilevel as ml
+from privlab.experiments.multilevel import verdicts
 from privlab.multilevel import derivations as dv
-from privlab.multilevel import verdicts
 
 SS = np.random.SeedSequence
 PRIOR = np.full(4, 0.25)
@@ -26,7 +26,7 @@ HUGE = 10**9
 LONG = np.broadcast_to(np.int8(0), (HUGE // 8,))  # 125 million tuples, no memory (a stride-0 view)
 MARGINAL = {"kind": "marginal", "column": "x", "dataset": {"name": "census"}}
 PRIOR_OF, PS3 = {"x": PRIOR}, [0.3, 0.1, 0.5]
-REFERENCE = Path(__file__).resolve().parents[2] / "results" / "reference" / "multilevel"
+REFERENCE = Path(__file__).resolve().parents[2] / "experiments" / "multilevel" / "reference" / "quick"
 
 
 def _f(name, prior):

@@ -1,4 +1,4 @@
-"""The findings of multilevel's ledger (privlab/experiments/multilevel.ledger.yaml), recomputed here
+"""The findings of multilevel's ledger (experiments/multilevel/ledger.yaml), recomputed here
 by enumerating the joint law of the chain X -> Y_b -> Y_a, independently of privlab's derivations."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The formula audit of seed 001 (privlab.multilevel.derivations, privlab.multilevel.examples): every
 derivation against the printed formula, every checker catching a deliberately altered formula, the
-worked HIV example by enumeration, and the tests the claims ledger (experiments/multilevel.ledger.yaml)
+worked HIV example by enumeration, and the tests the claims ledger (experiments/multilevel/ledger.yaml)
 names."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""privlab.multilevel.verdicts on the committed reference tables with their composed configs: each
+"""privlab.experiments.multilevel.verdicts on the committed reference tables with their composed configs: each
 verdict agrees on the consistent table and turns to disagree when a fault is injected (a perturbed
 table value, a broken law, a wrong printed value)."""
 
@@ -13,10 +13,10 @@ import pytest
 from omegaconf import OmegaConf
 
 from privlab import PrivlabError
-from privlab.multilevel import verdicts
+from privlab.experiments.multilevel import verdicts
 from privlab.runner import compose
 
-REFERENCE = Path(__file__).resolve().parents[2] / "results" / "reference" / "multilevel"
+REFERENCE = Path(__file__).resolve().parents[2] / "experiments" / "multilevel" / "reference" / "quick"
 LAWS = ("distributions", "domain_size")
 
 
