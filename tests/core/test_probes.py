@@ -65,7 +65,9 @@ def _files(tmp: Path) -> None:
 def _one_result(tmp: Path) -> None:
     """A results directory ``{tmp}/a`` holding lpb/table1's committed reference as its result."""
     (tmp / "a" / "lpb" / "table1").mkdir(parents=True)
-    (tmp / "a" / "lpb" / "table1" / "result.csv").write_bytes(check.reference_path(registry.get("lpb/table1")).read_bytes())
+    (tmp / "a" / "lpb" / "table1" / "result.csv").write_bytes(
+        check.reference_path(registry.get("lpb/table1")).read_bytes()
+    )
 
 
 def _garbage_root(tmp: Path) -> None:
