@@ -102,10 +102,12 @@ def anatomy(sa_codes: ArrayLike, l: int, seed: SeedLike = 0) -> AnatomyResult:
     """Anatomy's group creation with eligibility reported.
 
     While at least l SA values have records left, one record is taken from each of the l
-    values with the most records left to form a group; the at most l-1 residual records (of
-    distinct values) each join a group not yet holding their value. Eligible iff every
-    value's frequency is <= 1/l; otherwise no l-diverse grouping exists and only the
-    size-based loss is reported.
+    values with the most records left to form a group; this makes g = floor(n/l) groups and
+    leaves r = n - g l < l residual records. Each residue then joins a different group lacking
+    its value (`assign_residue`), so groups hold l or l+1 records. Where r > g (possible only
+    when n < l(l-1)) g groups of at most l+1 records cannot hold all n: groups then hold
+    floor(n/g) or ceil(n/g). Eligible iff every value's frequency is <= 1/l; otherwise no
+    l-diverse grouping exists and only the size-based loss is reported.
     """
     sa = check_codes("sa_codes", sa_codes)
     l = check_int("l", l, low=1)
@@ -124,24 +126,99 @@ def anatomy(sa_codes: ArrayLike, l: int, seed: SeedLike = 0) -> AnatomyResult:
     next_rec = np.concatenate([[0], np.cumsum(counts)[:-1]])
     left = counts.copy()
     groups = np.full(n, -1, dtype=np.int64)
-    members: list[set] = []
     g = 0
     while np.count_nonzero(left) >= l:
         top = np.argpartition(-left, l - 1)[:l]  # the l values with most records left
-        recs = order[next_rec[top]]
-        groups[recs] = g
-        members.append(set(top.tolist()))
+        groups[order[next_rec[top]]] = g
         next_rec[top] += 1
         left[top] -= 1
         g += 1
-    for v in np.flatnonzero(left):  # residue: distinct values
-        for _ in range(left[v]):
-            target = next(k for k in range(g) if v not in members[k])
-            groups[order[next_rec[v]]] = target
-            members[target].add(int(v))
-            next_rec[v] += 1
+    residue = order[np.flatnonzero(groups[order] < 0)]
+    groups = assign_residue(sa, groups, residue, g)
     loss = n - g
     return AnatomyResult(l, True, groups, loss, loss / n)
+
+
+def assign_residue(sa: np.ndarray, groups: np.ndarray, residue: np.ndarray, n_groups: int) -> np.ndarray:
+    """Give each residual record of Anatomy a group lacking its value, a different one for
+    each residue while every group can take one (sizes l or l+1), evenly beyond.
+
+    Groups fill in turn: the k-th residue may only join a group of fewer than
+    l + ceil(k / g) records. When every group lacking its value is full, records move along a
+    chain of groups (an augmenting path: a record of value w leaves its group for one lacking
+    w) until a group with room takes one. Such a chain always exists when each group's values
+    are distinct and no value has more records than there are groups (Anatomy's
+    eligibility): the grouped records and the first k residues, sorted by value and dealt
+    round-robin over the g groups, make groups of distinct values and at most l + ceil(k/g)
+    records, so until all k are placed the placement is not a maximum flow (records to
+    groups, one per value and group, that many per group) and has an augmenting path.
+
+    Parameters
+    ----------
+    sa : array (n,) of int
+        Sensitive value code of each record.
+    groups : array (n,) of int
+        Group of each grouped record (l distinct values per group), -1 for the residue.
+    residue : array of int
+        The residual records, in the order they are placed.
+    n_groups : int
+        Number of groups g (>= 1).
+
+    Returns
+    -------
+    array (n,) of int: the group of every record (a copy).
+    """
+    groups = groups.copy()
+    size = np.bincount(groups[groups >= 0], minlength=n_groups)
+    l = int(size.min())
+    by_value = np.argsort(sa, kind="stable")
+    value_start = np.concatenate([[0], np.cumsum(np.bincount(sa))])
+
+    def lacking(w: int, seen: np.ndarray) -> np.ndarray:
+        free = ~seen
+        held = groups[by_value[value_start[w] : value_start[w + 1]]]
+        free[held[held >= 0]] = False
+        return np.flatnonzero(free)
+
+    for k, rec in enumerate(residue.tolist(), start=1):
+        cap = l + -(-k // n_groups)  # every group reaches l+1 before any reaches l+2
+        v = int(sa[rec])
+        seen = np.zeros(n_groups, dtype=bool)
+        level = lacking(v, seen)
+        seen[level] = True
+        came_from = {G: (-1, v) for G in level.tolist()}  # group -> (group its new record leaves, value)
+        room = level[size[level] < cap]
+        by_group = group_start = by_value[:0]  # built when a chain is needed
+        if not room.size:  # a chain: breadth first over groups, each value's lacking groups once
+            by_group = np.argsort(groups, kind="stable")
+            group_start = np.searchsorted(groups[by_group], np.arange(n_groups + 1))
+            expanded = {v}
+            while level.size and not room.size:
+                nxt = []
+                for G in level.tolist():
+                    for w in sa[by_group[group_start[G] : group_start[G + 1]]].tolist():
+                        if w in expanded:
+                            continue
+                        expanded.add(w)
+                        for G2 in lacking(w, seen).tolist():
+                            seen[G2] = True
+                            came_from[G2] = (G, w)
+                            nxt.append(G2)
+                level = np.array(nxt, dtype=np.int64)
+                room = level[size[level] < cap]
+            if not room.size:  # cannot happen on an eligible table (see above)
+                raise PrivlabError(f"no group can take a record of value {v}: the groups are not Anatomy's")
+        G = int(room[0])
+        size[G] += 1
+        while True:  # walk the chain back: each group takes the record its predecessor gives up
+            P, w = came_from[G]
+            if P < 0:
+                groups[rec] = G
+                break
+            in_p = by_group[group_start[P] : group_start[P + 1]]  # P's records, unchanged so far
+            groups[in_p[sa[in_p] == w][0]] = G
+            G = P
+    return groups
 
 
 def l_needed_table(tables: Mapping[str, Table], thetas: Sequence[float], offset: float = 0.02) -> pd.DataFrame:
