@@ -5,8 +5,13 @@ the paper, the text or value as printed, the corrected one, what privlab found, 
 (experiments and tests that show it), its kind and a confidence. Only a finding of kind
 ``error`` (a typo, a wrong number, formula or statement) is an error of the paper; the others
 say what they are: ``unreproducible`` (the inputs were lost, nothing can be decided),
-``data-dependent`` (a statement about the paper's data that fails on other data), ``notation``
-and ``reference`` (a wrong cross-reference or citation).
+``data-dependent`` (a statement about the paper's data that fails on other data), ``notation``,
+``reference`` (a wrong cross-reference or citation) and ``remark`` (not an error: loose wording, an
+approximation the paper does not call one, an anomaly noted without a correction).
+
+One slip, one finding: a slip that shows up in several places is the finding of one ledger item
+whose ``consequences`` name the others (each keeps its printed and corrected value); `findings`
+returns the slips, and `summary` counts both the slips and the places.
 
 ``privlab errata <paper>`` prints them beside the paper's order (`text`), ``--markdown`` as the
 documentation's errata page (`markdown`), ``--kind`` keeps the findings of some kinds.
@@ -29,7 +34,9 @@ __all__ = [
     "LABELS",
     "DESCRIPTION",
     "findings",
+    "consequences",
     "counts",
+    "place_counts",
     "summary",
     "text",
     "markdown",
@@ -47,13 +54,15 @@ LABELS = {
     "data-dependent": "data-dependent (fails on other data)",
     "notation": "notation",
     "reference": "wrong reference",
+    "remark": "remark (not an error of the paper)",
 }
 DESCRIPTION = (
     "Print each finding of the paper's ledger beside the paper: its place, the text or value as printed, the "
     "corrected one, what privlab found, the evidence (experiments, tests), its kind and a confidence. Kinds: "
     "error (a typo, a wrong number, formula or statement: the only kind that is an error of the paper), "
     "unreproducible (the inputs were lost), data-dependent (holds on the paper's data, fails on other data), "
-    "notation, reference (a wrong cross-reference or citation)."
+    "notation, reference (a wrong cross-reference or citation), remark (not an error: loose wording, an approximation, "
+    "an anomaly noted). A slip that shows up in several places is one finding with its consequences listed."
 )
 
 
@@ -65,8 +74,9 @@ def _paper(paper: str) -> str:
 
 
 def findings(paper: str, kinds: Sequence[str] = ()) -> list[Item]:
-    """The paper's ledger items with a finding, in the ledger's (the paper's) order; only those of
-    ``kinds`` when given. A paper without a ledger is a PrivlabError."""
+    """The paper's distinct slips: its ledger items with a finding that is no consequence of another
+    item's, in the ledger's (the paper's) order; only those of ``kinds`` when given. A paper without a
+    ledger is a PrivlabError."""
     _paper(paper)
     bad = [k for k in kinds if k not in FINDING_KINDS]
     if bad:
@@ -74,24 +84,54 @@ def findings(paper: str, kinds: Sequence[str] = ()) -> list[Item]:
     items = ledger.load(paper)
     if items is None:
         raise PrivlabError(f"paper {paper} has no ledger ({ledger.path_of(paper).name}), so no findings to print")
-    return [i for i in items if i.finding and (not kinds or i.finding_kind in kinds)]
+    return [i for i in items if i.finding and not i.consequence_of and (not kinds or i.finding_kind in kinds)]
+
+
+def consequences(paper: str, item: Item) -> list[Item]:
+    """The ledger items where ``item``'s slip shows up again, in the order the item lists them."""
+    by_id = {i.id: i for i in ledger.load(paper) or []}
+    return [by_id[c] for c in item.consequences if c in by_id]
 
 
 def counts(items: Sequence[Item]) -> dict[str, int]:
-    """How many findings of each kind (every kind, in `FINDING_KINDS` order; "" for unclassified ones)."""
+    """How many distinct slips of each kind (every kind, in `FINDING_KINDS` order; "" for unclassified
+    ones); an item that is a consequence of another's slip is not counted."""
     out = dict.fromkeys(FINDING_KINDS, 0)
     for i in items:
-        out[i.finding_kind] = out.get(i.finding_kind, 0) + 1
+        if not i.consequence_of:
+            out[i.finding_kind] = out.get(i.finding_kind, 0) + 1
+    return out
+
+
+def place_counts(items: Sequence[Item]) -> dict[str, int]:
+    """How many places the slips of each kind show up in: each slip and its consequences."""
+    out = dict.fromkeys(FINDING_KINDS, 0)
+    for i in items:
+        if not i.consequence_of:
+            out[i.finding_kind] = out.get(i.finding_kind, 0) + 1 + len(i.consequences)
     return out
 
 
 def summary(items: Sequence[Item]) -> str:
-    """``5 findings: 3 errors of the paper, 1 unreproducible, 1 notation`` (kinds that occur)."""
-    tally = counts(items)
-    errors = tally.pop(ERROR)
-    parts = [f"{errors} error{'s' if errors != 1 else ''} of the paper"]
-    parts += [f"{n} {kind or 'not classified'}" for kind, n in tally.items() if n]
-    return f"{len(items)} finding{'s' if len(items) != 1 else ''}: " + ", ".join(parts)
+    """``5 findings: 3 errors of the paper, 1 unreproducible, 1 notation`` (kinds that occur), one
+    finding per distinct slip; where a slip shows up in several places, how many: ``22 findings (30
+    places): 15 errors of the paper (in 20 places), ...``."""
+    tally, places = counts(items), place_counts(items)
+
+    def part(kind: str, label: str) -> str:
+        extra = f" (in {places[kind]} places)" if places[kind] != tally[kind] else ""
+        return f"{tally[kind]} {label}{extra}"
+
+    errors = tally[ERROR]
+    parts = [part(ERROR, f"error{'s' if errors != 1 else ''} of the paper")]
+    parts += [part(kind, kind or "not classified") for kind, n in tally.items() if n and kind != ERROR]
+    n, m = sum(tally.values()), sum(places.values())
+    where = f" ({m} places)" if m != n else ""
+    return f"{n} finding{'s' if n != 1 else ''}{where}: " + ", ".join(parts)
+
+
+def _consequence_lines(paper: str, item: Item) -> list[str]:
+    return [f"{c.id} ({c.where}): {c.printed or c.text} -> {_shown(c.corrected)}" for c in consequences(paper, item)]
 
 
 def _shown(value: str) -> str:
@@ -111,6 +151,7 @@ def text(paper: str, items: Sequence[Item], width: int = 100) -> str:
             ("corrected", _shown(i.corrected)),
             ("finding", i.finding),
             ("evidence", "; ".join(i.evidence) or "(none recorded)"),
+            *(("also in", line) for line in _consequence_lines(paper, i)),
         ):
             out += textwrap.wrap(
                 value,
@@ -164,9 +205,13 @@ def markdown(paper: str, items: Sequence[Item], heading: str = "#") -> str:
             "",
             f"`{i.id}` · {kind} · confidence {i.confidence or 'not given'}",
             "",
-            "| printed | corrected |",
-            "|---|---|",
-            f"| {md_cell(i.printed or i.text)} | {md_cell(i.corrected) if i.corrected else '(none can be given)'} |",
+            "| where | printed | corrected |",
+            "|---|---|---|",
+            *(
+                f"| {md_cell(c.where)} | {md_cell(c.printed or c.text)} | "
+                f"{md_cell(c.corrected) if c.corrected else '(none can be given)'} |"
+                for c in (i, *consequences(paper, i))
+            ),
             "",
             f"What privlab found: {md_cell(i.finding)}.",
             "",

@@ -23,6 +23,11 @@ cannot be checked::
         text: the layout of the experimental pipeline
         not_checkable: a diagram, no number or statement to recompute
 
+An item whose ``finding`` is a slip of the paper that shows up again elsewhere lists those items in
+``consequences`` (one slip, one finding: each keeps its own printed and corrected value, and `load`
+sets its ``consequence_of``); a finding of kind ``remark`` is not an error of the paper (loose wording,
+an approximation, an anomaly noted).
+
 An experiment's claim points at an item through the ``ledger:`` key of its ``printed:``
 entry. An item counts as *checked* when a claim with its id reached ``agree`` or
 ``disagree`` in the results, or a test listed in ``checked_by`` exists; coverage is checked
@@ -33,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +53,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 KINDS = ("table", "figure", "example", "formula", "number", "data", "statement", "text")
 # what a finding is: only `error` is an error of the paper
-FINDING_KINDS = ("error", "unreproducible", "data-dependent", "notation", "reference")
+FINDING_KINDS = ("error", "unreproducible", "data-dependent", "notation", "reference", "remark")
 CONFIDENCES = ("high", "medium", "low")
 STATUSES = ("agree", "disagree", "checked by a test", "info", "not checkable", "not yet checked")
 
@@ -68,6 +73,8 @@ class Item:
     evidence: tuple[str, ...] = ()  # experiment ids and test:... references that show the finding
     confidence: str = ""  # one of CONFIDENCES; required with a finding
     caption: str = ""  # a figure's caption as the paper prints it (shown beside privlab's figure)
+    consequences: tuple[str, ...] = ()  # ids of the items where this finding's slip shows up again
+    consequence_of: str = ""  # the item whose slip this finding is a consequence of (set by `load`)
 
 
 @dataclass
@@ -111,6 +118,7 @@ def load(paper: str) -> list[Item] | None:
             "evidence",
             "confidence",
             "caption",
+            "consequences",
         }
         if unknown:
             raise PrivlabError(f"{where} ({raw['id']}): unknown key(s) {', '.join(sorted(unknown))}")
@@ -145,9 +153,35 @@ def load(paper: str) -> list[Item] | None:
                 tuple(str(e) for e in raw.get("evidence") or ()),
                 str(raw.get("confidence") or ""),
                 str(raw.get("caption") or ""),
+                tuple(str(c) for c in raw.get("consequences") or ()),
             )
         )
-    return items
+    return _link_consequences(items, path.name)
+
+
+def _link_consequences(items: list[Item], name: str) -> list[Item]:
+    """One slip, one finding: an item's ``consequences`` name the other items where the same slip shows
+    up; each is a finding of the same kind, of one slip only, and gets ``consequence_of`` set."""
+    by_id = {i.id: i for i in items}
+    owner: dict[str, str] = {}
+    for item in items:
+        if item.consequences and not item.finding:
+            raise PrivlabError(f"{name} ({item.id}): consequences need a finding")
+        for cid in item.consequences:
+            other = by_id.get(cid)
+            if other is None or not other.finding:
+                raise PrivlabError(f"{name} ({item.id}): consequence {cid!r} is no item with a finding")
+            if cid == item.id or other.consequences:
+                raise PrivlabError(f"{name} ({item.id}): consequence {cid!r} is a slip of its own")
+            if other.finding_kind != item.finding_kind:
+                raise PrivlabError(
+                    f"{name} ({item.id}): consequence {cid!r} is of kind {other.finding_kind!r}, "
+                    f"the slip of kind {item.finding_kind!r}"
+                )
+            if cid in owner:
+                raise PrivlabError(f"{name} ({item.id}): consequence {cid!r} is already one of {owner[cid]!r}")
+            owner[cid] = item.id
+    return [replace(i, consequence_of=owner[i.id]) if i.id in owner else i for i in items]
 
 
 def test_exists(ref: str, root: Path | None) -> bool:

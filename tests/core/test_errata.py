@@ -38,8 +38,79 @@ def test_the_findings_privlab_counts():
     kinds = {(p, i.id): i.finding_kind for p, i in FINDINGS}
     assert kinds["bucketization", "rem312.count"] == kinds["isolation", "s17.case1_count"] == "unreproducible"
     assert kinds["cae", "sec6.rises"] == kinds["cae", "sec6.area_sk0"] == "data-dependent"
-    assert kinds["lpb", "table1.posterior"] == kinds["lpb", "sec5.gap"] == "error"
+    assert kinds["lpb", "table1.posterior"] == kinds["lpb", "sec3.response"] == "error"
+    # the re-derivation's corrections (issue 27): not errors of the paper, or no finding at all
+    assert kinds["lpb", "sec5.gap"] == kinds["bucketization", "thm2.mean_exists"] == "remark"
+    assert kinds["bucketization", "prose.figure7_twice"] == "remark"
+    assert ("lpb", "prose.membership_vs_value") not in kinds and ("cae", "prose.risk_vs_privacy") not in kinds
     assert ("isolation", "s17.case1_distance") not in kinds
+
+
+def test_one_slip_one_finding():
+    # a slip that shows up in several places is one finding with its consequences listed
+    slips = {p: errata.findings(p) for p in PAPERS}
+    places = {(p, c) for p, found in slips.items() for i in found for c in i.consequences}
+    assert {c for p, c in places if p == "lpb"} >= {"table1.noise", "sec3.posterior10", "sec4.lpb_rule", "fig2.panel_a"}
+    assert {c for p, c in places if p == "multilevel"} == {"der.requirement", "der.cond_total"}
+    assert all(i.id not in {c for _, c in places} for found in slips.values() for i in found)
+    lpb_items = [i for i in ledger.load("lpb") if i.finding]
+    tally, where = errata.counts(lpb_items), errata.place_counts(lpb_items)
+    assert tally["error"] == len(errata.findings("lpb", ["error"])) == where["error"] - 6
+    assert errata.summary(lpb_items).startswith(f"{sum(tally.values())} findings ({len(lpb_items)} places): ")
+    assert [c.id for c in errata.consequences("multilevel", ledger_item("multilevel", "der.cond_ab_not_x"))] == [
+        "der.requirement",
+        "der.cond_total",
+    ]
+
+
+def toy_paper(key, files=()):
+    """A paper ``key`` with one experiment (and ``files`` beside it), for a paper root."""
+    module = f"""
+        import pandas as pd
+        from privlab.registry import Paper, experiment
+
+        PAPER = Paper("{key.title()} - a toy paper")
+
+
+        @experiment(artifact="T1", summary="one table")
+        def table(cfg, ctx):
+            return pd.DataFrame({{"x": [1]}})
+    """
+    return {
+        f"{key}/__init__.py": module,
+        f"{key}/conf/experiment/{key}/table.yaml": "# @package _global_\nprinted: {}\n",
+        **dict(files),
+    }
+
+
+def ledger_item(paper, item_id):
+    return next(i for i in ledger.load(paper) if i.id == item_id)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("consequences: [b]", None),
+        ("consequences: [nosuch]", "consequence 'nosuch' is no item with a finding"),
+        ("consequences: [a]", "consequence 'a' is a slip of its own"),
+        ("consequences: [c]", "consequence 'c' is of kind 'notation', the slip of kind 'error'"),
+    ],
+)
+def test_consequences_are_validated(paper_root, change, message):
+    item = "{{id: {0}, where: W, kind: text, text: t, not_checkable: x, finding: f, finding_kind: {1}}}"
+    body = "items:\n" + "\n".join(
+        f"  - {item.format(i, k)}" for i, k in (("a", "error"), ("b", "error"), ("c", "notation"))
+    )
+    body = body.replace("id: a, ", "id: a, " + change + ", ", 1)
+    paper_root(toy_paper("slips", {"slips/ledger.yaml": body + "\n"}))
+    if message is None:
+        found = errata.findings("slips")
+        assert [i.id for i in found] == ["a", "c"] and found[0].consequences == ("b",)
+        expected = "2 findings (3 places): 1 error of the paper (in 2 places), 1 notation"
+        assert errata.summary(ledger.load("slips")) == expected
+    else:
+        with pytest.raises(errata.PrivlabError, match=message.replace("(", r"\(")):
+            ledger.load("slips")
 
 
 def test_errata_lpb_prints_table1s_corrected_posterior_beside_the_printed_one(cli):
@@ -47,11 +118,15 @@ def test_errata_lpb_prints_table1s_corrected_posterior_beside_the_printed_one(cl
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert out.startswith("lpb: ") and "errors of the paper" in out
-    block = out[out.index("table1.posterior - Table I") :].split("\n\n")[0]
+    block = out[out.index("sec3.response - Table I header") :].split("\n\n")[0]
     printed = re.search(r"printed:\s+(.*)", block).group(1)
     corrected = re.search(r"corrected:\s+(.*)", block).group(1)
-    assert "0.5562" in printed and "0.5421" in corrected and "kind: error, confidence: high" in block
+    assert "5.401" in printed and "5.041" in corrected and "kind: error, confidence: high" in block
     assert "evidence:  lpb/table1" in block
+    # its consequences, each with the printed and the corrected value, beneath the one finding
+    also = " ".join(re.findall(r"also in:\s+(.*(?:\n {15}.*)*)", block))
+    assert "table1.posterior (Table I): 0.0751" in " ".join(also.split()) and "0.5421" in also
+    assert "[" + "] table1.posterior" not in out
 
 
 def test_errata_kind_filter_and_markdown():
@@ -61,7 +136,8 @@ def test_errata_kind_filter_and_markdown():
     assert "rem312.count" in lost and "corrected: (none can be given)" in lost and "thm2.mean_exists" not in lost
     md = errata.markdown("lpb", errata.findings("lpb"))
     assert md.startswith("# Errata: lpb") and "| 0.5562 | 0.5421 |" in md
-    assert "`sec3.posterior10` · **error** · confidence high" in md
+    assert "`sec3.response` · **error** · confidence high" in md and "`sec3.posterior10` ·" not in md
+    assert "| Section III.B | 0.5562 | 0.5421 |" in md  # a consequence's row in its slip's table
     assert errata.text("isolation", []).endswith("No finding of these kinds.")
     assert errata.summary(errata.findings("isolation", ["unreproducible", "notation"])).startswith(
         "2 findings: 0 errors of the paper"
@@ -94,22 +170,7 @@ def test_errata_markdown_from_the_command_line(capsys):
 
 
 def test_a_paper_without_ledger_has_no_errata(paper_root):
-    paper_root(
-        {
-            "plain/__init__.py": """
-                import pandas as pd
-                from privlab.registry import Paper, experiment
-
-                PAPER = Paper("Plain - a paper without a ledger")
-
-
-                @experiment(artifact="T1", summary="one table")
-                def table(cfg, ctx):
-                    return pd.DataFrame({"x": [1]})
-            """,
-            "plain/conf/experiment/plain/table.yaml": "# @package _global_\nprinted: {}\n",
-        }
-    )
+    paper_root(toy_paper("plain"))
     with pytest.raises(errata.PrivlabError, match="paper plain has no ledger"):
         errata.findings("plain")
     with pytest.raises(errata.PrivlabError, match="kind must be one of"):
