@@ -313,7 +313,7 @@ def run_check(ids: list[str], *, paper: str | None, profile: str, reference: str
     import tempfile
     import time
 
-    from . import registry, runner, store
+    from . import ledger, registry, runner, store
     from .launch import fail
 
     exps = registry.select(ids, paper=paper)
@@ -329,10 +329,19 @@ def run_check(ids: list[str], *, paper: str | None, profile: str, reference: str
         for exp in exps:
             writable_references(exp)
     paper_scale = profile == "paper"
-    configs = [(exp, runner.compose(exp.id, [], profile=profile)) for exp in exps]
-    width = max((len(e.id) for e in exps), default=10)
-    print(f"{'experiment':<{width}}  {'status':<8}  {'seconds':>7}  detail", flush=True)
+    configs = []
     outcomes: dict[str, int] = {}  # status -> experiments (every status but ok)
+    width = max((len(e.id) for e in exps), default=10)
+    missing = []
+    for exp in exps:
+        try:
+            configs.append((exp, runner.compose(exp.id, [], profile=profile)))
+        except runner.MissingConfig as exc:  # a declared experiment without its config: its own row
+            missing.append(f"{exp.id:<{width}}  {'ERROR':<8}  {0:7.1f}  {str(exc).removeprefix(exp.id + ' ')}")
+            outcomes["failed"] = outcomes.get("failed", 0) + 1
+    print(f"{'experiment':<{width}}  {'status':<8}  {'seconds':>7}  detail", flush=True)
+    for line in missing:
+        print(line, flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         # quick: every table recomputed in a fresh directory; paper scale: into the results directory,
         # reusing a complete result of the same config, seed and code (privlab reproduce --profile paper)
@@ -340,6 +349,11 @@ def run_check(ids: list[str], *, paper: str | None, profile: str, reference: str
         for exp, cfg in configs:  # rows stream out as experiments finish
             ref_path = reference_path(exp, profile, given)
             start = time.perf_counter()
+            typos = ledger.unresolved(exp, cfg)  # a claim pointing at no ledger item is a fault, not a silent gap
+            if typos:
+                outcomes["failed"] = outcomes.get("failed", 0) + 1
+                print(f"{exp.id:<{width}}  {'ERROR':<8}  {0:7.1f}  {typos[0].removeprefix(exp.id + ': ')}")
+                continue
             try:
                 table = _checked_table(exp, cfg, work, reuse=paper_scale)
             except KeyboardInterrupt:
@@ -364,7 +378,34 @@ def run_check(ids: list[str], *, paper: str | None, profile: str, reference: str
             print(f"{exp.id:<{width}}  {status:<8}  {seconds:7.1f}  {detail}", flush=True)
     if outcomes:
         said = ", ".join(f"{n} {what}" for what, n in outcomes.items())
-        fail(f"{sum(outcomes.values())} of {len(configs)} experiment(s) not OK: {said}", 1)
+        fail(f"{sum(outcomes.values())} of {len(exps)} experiment(s) not OK: {said}", 1)
+    return 0
+
+
+def run_conformance(ids: list[str], *, paper: str | None, jobs: int = 2) -> int:
+    """``privlab check --conformance``: the conformance harness (`privlab.testing.check_experiment`)
+    over each chosen experiment, one row per experiment as it finishes, every failure below its row;
+    1 on any failure."""
+    import time
+
+    from . import registry
+    from .launch import fail
+    from .testing import check_experiment
+
+    exps = registry.select(ids, paper=paper)
+    width = max((len(e.id) for e in exps), default=10)
+    print(f"{'experiment':<{width}}  {'status':<8}  {'seconds':>7}  detail", flush=True)
+    failed = 0
+    for exp in exps:
+        start = time.perf_counter()
+        failures = check_experiment(exp.id, workers=jobs)
+        failed += bool(failures)
+        detail = f"{len(failures)} failure(s)" if failures else f"conforms (1 and {jobs} workers)"
+        print(f"{exp.id:<{width}}  {'FAIL' if failures else 'OK':<8}  {time.perf_counter() - start:7.1f}  {detail}")
+        for line in failures:
+            print(f"    {line.removeprefix(exp.id + ': ')}", flush=True)
+    if failed:
+        fail(f"{failed} of {len(exps)} experiment(s) do not conform", 1)
     return 0
 
 

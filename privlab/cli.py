@@ -66,6 +66,8 @@ def _dispatch(args, hydra_args: list[str]) -> int:
         return launch.reproduce(
             args.ids, paper=args.paper, profile=args.profile, jobs=args.jobs, results=args.results, force=args.force
         )
+    if args.command == "check" and args.conformance:
+        return check.run_conformance(args.ids, paper=args.paper)
     if args.command == "check":
         return check.run_check(
             args.ids, paper=args.paper, profile=args.profile, reference=args.reference, update=args.update
@@ -82,6 +84,10 @@ def _dispatch(args, hydra_args: list[str]) -> int:
         return cmd_report(args)
     if args.command == "errata":
         return errata.run(args)
+    if args.command == "new":
+        from . import scaffold
+
+        return scaffold.run(args)
     return registry.commands()[args.command].run(args)
 
 
@@ -131,6 +137,12 @@ def build_parser() -> argparse.ArgumentParser:
         "reusing complete results of 'privlab reproduce --profile paper'",
     )
     p.add_argument("--reference", help="reference directory (default: each paper's committed references)")
+    p.add_argument(
+        "--conformance",
+        action="store_true",
+        help="run the conformance harness instead (privlab.testing.conformance): configs, contracts, ledger ids, "
+        "references, figure audits, smoke runs with 1 and 2 workers",
+    )
     p = sub.add_parser("compare", help="compare two result directories experiment by experiment")
     p.add_argument("a", help="results directory A (before)")
     p.add_argument("b", help="results directory B (after)")
@@ -159,6 +171,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("errata", help="what privlab found in a paper, beside the printed text or value",
                        description=errata.DESCRIPTION)  # fmt: skip
     errata.configure(p)
+    from . import scaffold
+
+    p = sub.add_parser("new", help="write a new paper as an installable package (privlab's example's shape)",
+                       description=(scaffold.__doc__ or "").split("\n\n")[0])  # fmt: skip
+    scaffold.configure(p)
     for name, command in registry.commands().items():  # the papers' own commands
         p = sub.add_parser(name, help=command.help, description=command.description or None)
         command.configure(p)

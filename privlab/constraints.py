@@ -56,8 +56,15 @@ class Interval(Constraint):
     """A number in ``[low, high]`` (``None``: unbounded), each end closed unless ``*_open``.
 
     ``kind`` is ``int`` (an integer; a float such as YAML's 1e10 counts when integral) or
-    ``float`` (a finite real). ``nonzero`` leaves 0 out. ``limit`` says why ``high`` is what it
-    is when it is a resource limit (e.g. "points held in memory") and appears in the message.
+    ``float`` (a finite real). ``nonzero`` leaves 0 out; ``exclude`` leaves out other points where
+    the quantity is undefined (p = 1/2 in Warner's randomized response, where 2p - 1 divides).
+    ``limit`` says why ``high`` is what it is when it is a resource limit (e.g. "points held in
+    memory") and appears in the message.
+
+    >>> Interval(float, 0, 1, exclude=(0.5,)).check("p", 0.5)
+    Traceback (most recent call last):
+    ...
+    privlab._validation.PrivlabError: p must be in [0, 1] other than 0.5, got 0.5
     """
 
     def __init__(
@@ -70,11 +77,13 @@ class Interval(Constraint):
         high_open: bool = False,
         nonzero: bool = False,
         limit: str = "",
+        exclude: Iterable[float] = (),
     ) -> None:
         if kind not in (int, float):
             raise TypeError(f"an Interval holds int or float, not {kind!r}")
         self.kind, self.low, self.high = kind, low, high
         self.low_open, self.high_open, self.nonzero, self.limit = low_open, high_open, nonzero, limit
+        self.exclude = tuple(kind(x) for x in exclude)
 
     @property
     def integer(self) -> bool:
@@ -91,14 +100,17 @@ class Interval(Constraint):
         return f"{left}{lo}, {hi}{right}"
 
     def describe(self) -> str:
+        others = ([0] if self.nonzero else []) + [x for x in self.exclude if not (self.nonzero and x == 0)]
+        but = f" other than {', '.join(_number(x, self.integer) for x in others)}" if others else ""
         if self.integer:
             where = "" if self.low is None and self.high is None else f" in {self.interval()}"
-            return f"an integer{where}" + (" other than 0" if self.nonzero else "")
-        return f"in {self.interval()}"
+            return f"an integer{where}{but}"
+        return f"in {self.interval()}{but}"
 
     def _in(self) -> str:
         """`` in <interval>`` where the interval bounds anything (the wrong-type messages)."""
-        return "" if self.low is None and self.high is None and not self.nonzero else f" in {self.interval()}"
+        bounded = self.low is not None or self.high is not None or self.nonzero or self.exclude
+        return f" in {self.interval()}" if bounded else ""
 
     def check(self, name: str, value: Any) -> Any:
         if self.integer:
@@ -131,7 +143,7 @@ class Interval(Constraint):
         """Is the number ``x`` (already of the right kind) inside the interval?"""
         bad_low = self.low is not None and (x <= self.low if self.low_open else x < self.low)
         bad_high = self.high is not None and (x >= self.high if self.high_open else x > self.high)
-        return not (bad_low or bad_high or (self.nonzero and x == 0))
+        return not (bad_low or bad_high or (self.nonzero and x == 0) or x in self.exclude)
 
     def invalid(self) -> Iterator[tuple[str, Any]]:
         yield "a word", "abc"
@@ -148,6 +160,8 @@ class Interval(Constraint):
                 yield "huge", 10**30
         if self.nonzero and self.contains(1) and (self.low is None or self.low < 0):
             yield "zero", 0
+        for x in self.exclude:
+            yield "an excluded point", x
 
     def valid(self) -> Iterator[tuple[str, Any]]:
         for bound, is_open in ((self.low, self.low_open), (self.high, self.high_open)):

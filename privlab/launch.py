@@ -273,10 +273,17 @@ def reproduce(
     results_dir = store.writable_dir(Path(results) if results else runner.default_results_dir(), "--results")
     extra = [f"results_dir={runner.quote_override_value(str(results_dir))}"]
     extra += [f"n_jobs={jobs}"] if jobs is not None else []
-    configs = [(exp, runner.compose(exp.id, extra, profile=profile)) for exp in exps]  # bad input: before any run
+    configs, failures = [], []
+    for exp in exps:  # bad input: before any run; a declared experiment without its config: its own failure
+        try:
+            configs.append((exp, runner.compose(exp.id, extra, profile=profile)))
+        except runner.MissingConfig as exc:
+            if len(exps) == 1:
+                raise
+            failures.append(exp.id)
+            print(f"privlab: error: {exc}", file=sys.stderr, flush=True)
     start = time.perf_counter()
     total: dict[str, int] = {}
-    failures: list[str] = []
     longest = ("", 0.0)
     todo = []
     for k, (exp, cfg) in enumerate(configs, start=1):

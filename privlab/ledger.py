@@ -261,3 +261,20 @@ def references(config: Any) -> list[str]:
 
     walk(config)
     return found
+
+
+def unresolved(exp: registry.Experiment, cfg: Any) -> list[str]:
+    """Every ledger id that ``exp`` names and its paper's ledger lacks, one line each: the ids of its
+    config's ``printed:`` entries (which its claims carry) and of its figures. A paper without a
+    ledger resolves no id. ``privlab check`` and the conformance harness refuse such a typo."""
+    items = load(exp.paper)
+    known = {i.id for i in items or []}
+    where = path_of(exp.paper)
+    named = [(lid, "its config") for lid in references(cfg)]
+    named += [(lid, f"figure {name}") for name, fn in exp.figures.items() for lid in getattr(fn, "ledger", ())]
+    missing = "which does not exist" if items is None else "which has no such item"
+    return [
+        f"{exp.id}: ledger id {lid!r} named by {by} is not an item of {where} ({missing})"
+        for lid, by in dict.fromkeys(named)
+        if lid not in known
+    ]

@@ -15,7 +15,7 @@ privlab._validation.PrivlabError: rho2 must be in (0, 1), got 1.5
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -78,14 +78,21 @@ class Int(_Constrained):
 
 
 class Real(_Constrained):
-    """A finite real number in a closed, open or half-open interval."""
+    """A finite real number in a closed, open or half-open interval; ``exclude`` leaves points out
+    (``Real(0, 1, exclude=(0.5,))``: Warner's p, where the estimator divides by 2p - 1)."""
 
     constraint: Interval
 
     def __init__(
-        self, low: float | None = None, high: float | None = None, *, low_open: bool = False, high_open: bool = False
+        self,
+        low: float | None = None,
+        high: float | None = None,
+        *,
+        low_open: bool = False,
+        high_open: bool = False,
+        exclude: Sequence[float] = (),
     ) -> None:
-        self.constraint = Interval(float, low, high, low_open=low_open, high_open=high_open)
+        self.constraint = Interval(float, low, high, low_open=low_open, high_open=high_open, exclude=exclude)
 
 
 class Bool(Spec):

@@ -191,6 +191,16 @@ def validate_config(exp: registry.Experiment, cfg: DictConfig | dict) -> None:
             )
 
 
+class MissingConfig(PrivlabError):
+    """A declared experiment whose config file is not there: its own fault, not the others'."""
+
+
+def config_path(exp: registry.Experiment) -> Path | None:
+    """Where ``exp``'s config lives: ``conf/experiment/<paper>/<name>.yaml`` of its paper's unit."""
+    conf = registry.paper_of(exp).conf_dir
+    return conf / "experiment" / exp.paper / f"{exp.name}.yaml" if conf is not None else None
+
+
 def compose(exp_id: str, overrides=(), profile: str | None = None, *, hydra_node: bool = False) -> DictConfig:
     """The resolved and validated config of experiment ``exp_id`` with Hydra ``overrides`` applied.
 
@@ -204,6 +214,9 @@ def compose(exp_id: str, overrides=(), profile: str | None = None, *, hydra_node
     from omegaconf.errors import OmegaConfBaseException
 
     exp = registry.get(exp_id)  # a clear error for unknown ids before Hydra's
+    path = config_path(exp)
+    if path is None or not path.is_file():  # before Hydra's multi-line "Could not find": name the file
+        raise MissingConfig(f"{exp_id} is declared but has no config: {path} is missing")
     for item in overrides:
         if not item.partition("=")[0].lstrip("+~"):
             raise PrivlabError(f"override {item!r} names no parameter; write NAME=VALUE (e.g. rho2=0.3)")

@@ -1,8 +1,20 @@
 """Helpers for testing privlab and papers built on it (as `numpy.testing` serves numpy's users).
 
-A paper's author tests their experiments the way privlab tests its own: run the command line
-in a subprocess (`run_cli`), read a committed reference table (`reference_table`), or put a paper
-root on ``PRIVLAB_PATH`` for the duration of a test (`paper_root`).
+A paper's author tests their experiments the way privlab tests its own five: `conformance` runs
+the generic checks over every experiment of a paper (privlab's own test over its papers is this
+harness, ``tests/core/test_all_experiments.py``), as scikit-learn's ``check_estimator`` does for
+an estimator::
+
+    from privlab.testing import conformance
+
+    def test_conformance():
+        conformance("warner")          # every experiment of the paper, 1 and 2 workers
+
+It is a plain function: it needs no pytest option (no ``-o addopts=""``) and no fixture, and
+``privlab check --conformance --paper warner`` runs the same checks from the command line.
+The other helpers run the command line in a subprocess (`run_cli`), read a committed reference
+table (`reference_table`), or put a paper root on ``PRIVLAB_PATH`` for the duration of a test
+(`paper_root`).
 """
 
 from __future__ import annotations
@@ -11,15 +23,16 @@ import contextlib
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from . import registry
 
-__all__ = ["run_cli", "reference_table", "paper_root", "write_project"]
+__all__ = ["conformance", "check_experiment", "run_cli", "reference_table", "paper_root", "write_project"]
 
 
 def run_cli(
@@ -119,3 +132,151 @@ def paper_root(
         else:
             os.environ["PRIVLAB_PATH"] = before
         registry.reload()
+
+
+# ---------------------------------------------------------------------------------------
+# the conformance harness
+# ---------------------------------------------------------------------------------------
+def conformance(paper: str, *, experiments: Sequence[str] = (), workers: int = 2) -> None:
+    """Check every experiment of ``paper`` the way privlab checks its own (`check_experiment`);
+    an AssertionError lists every failure, one line each, experiment by experiment.
+
+    Parameters
+    ----------
+    paper : str
+        The paper's key (``privlab list`` shows it).
+    experiments : sequence of str, optional
+        Only these experiment ids of the paper (default: all of them).
+    workers : int
+        The smoke run is repeated with this many workers and must give the same bytes as with
+        one (1: a single run).
+    """
+    chosen = registry.select(experiments, paper=paper)
+    if not chosen:
+        raise AssertionError(f"paper {paper} declares no experiment")
+    failures = [line for exp in chosen for line in check_experiment(exp.id, workers=workers)]
+    if failures:
+        raise AssertionError(f"{len(failures)} conformance failure(s) of paper {paper}:\n" + "\n".join(failures))
+
+
+def check_experiment(exp_id: str, *, workers: int = 2, results: str | os.PathLike[str] | None = None) -> list[str]:
+    """Every way experiment ``exp_id`` falls short of the conformance contract, one line each
+    (empty: it conforms):
+
+    - its config exists at its id's path and composes at both profiles, and it declares its
+      parameter contract;
+    - every ledger id its config's claims and its figures name is an item of the paper's ledger;
+    - its committed reference exists at the quick profile (and is read where it exists at the
+      paper profile); read back from CSV, it decides every claim with a valid verdict (an ``info``
+      with its note) and every figure drawn from it passes `privlab.figures.audit`;
+    - its smoke config (``smoke=`` overrides) runs to a non-empty table with unique keys, every
+      figure draws and every claim decides, and with ``workers`` workers the table is
+      byte-identical (wall-clock columns, declared ``IGNORE``, aside).
+    ``results`` is where the smoke runs cache (default: a temporary directory).
+    """
+    if results is None:
+        with tempfile.TemporaryDirectory() as tmp:
+            return check_experiment(exp_id, workers=workers, results=tmp)
+    from . import check, ledger, runner
+    from ._validation import PrivlabError
+
+    exp = registry.get(exp_id)
+    paper = registry.paper_of(exp)
+    failures: list[str] = []
+
+    def failed(what: str, detail: str) -> None:
+        failures.append(f"{exp_id}: {what}: {detail}")
+
+    conf = paper.conf_dir / "experiment" / exp.paper / f"{exp.name}.yaml" if paper.conf_dir else None
+    if conf is None or not conf.is_file():
+        failed("config", f"no config at {conf}")
+        return failures
+    if not exp.params:
+        failed("contract", "declares no parameter contract (params= of @experiment)")
+    cfgs = {}
+    for profile in runner.PROFILES:
+        try:
+            cfgs[profile] = runner.compose(exp_id, profile=profile)
+        except PrivlabError as exc:
+            failed("compose", f"at the {profile} profile: {exc}")
+    if len(cfgs) < len(runner.PROFILES):
+        return failures
+    for line in ledger.unresolved(exp, cfgs["quick"]):
+        failed("ledger", line.removeprefix(f"{exp_id}: "))
+    for profile, cfg in cfgs.items():
+        path = check.reference_path(exp, profile)
+        if not path.is_file():
+            if profile == "quick":
+                failed("reference", f"none at {path}; write it with 'privlab check --paper {exp.paper} --update'")
+            continue
+        try:
+            table = check.read_reference(exp, path)
+        except PrivlabError as exc:
+            failed("reference", str(exc))
+            continue
+        failures += [f"{exp_id}: {profile} reference: {line}" for line in _decides(exp, table, cfg)]
+        for name, fn in exp.figures.items():
+            if not hasattr(fn, "audit"):
+                failed("figure", f"{name} is not declared (privlab.figures.figure); it cannot be audited")
+                continue
+            for problem in fn.audit(table, cfg):
+                failed(f"figure {name} of the {profile} reference", problem)
+    try:
+        cfg, table = _smoke(exp, 1, Path(results))
+    except Exception as exc:  # the harness reports, it does not stop at the first fault
+        failed("smoke run", runner.error_line(exc))
+        return failures
+    if table.empty:
+        failed("smoke run", "an empty table")
+    failures += [f"{exp_id}: smoke run: {line}" for line in _decides(exp, table, cfg)]
+    for name, fn in exp.figures.items():
+        failures += [f"{exp_id}: smoke run: {line}" for line in _draws(name, fn, table, cfg)]
+    if workers != 1:
+        try:
+            _, parallel = _smoke(exp, workers, Path(results))
+        except Exception as exc:
+            failed(f"smoke run with {workers} workers", runner.error_line(exc))
+            return failures
+        timed = [c for c in table.columns if exp.tolerance(c).ignore]  # wall-clock columns: never comparable
+        one, many = (runner.table_to_csv(t.drop(columns=timed)) for t in (table, parallel))
+        if one != many:
+            failed("workers", f"the smoke table differs with 1 and {workers} workers")
+    return failures
+
+
+def _smoke(exp: registry.Experiment, workers: int, results: Path):
+    from . import runner
+
+    cfg = runner.compose(exp.id, [*exp.smoke, f"n_jobs={workers}", "cache=false"])
+    ctx = runner.make_context(cfg, results / f"workers{workers}", log=lambda m: None)
+    return cfg, runner.run_table(exp, cfg, ctx)
+
+
+def _decides(exp: registry.Experiment, table: pd.DataFrame, cfg) -> list[str]:
+    """What is wrong with the claims decided from ``table``: an exception, an unknown verdict, an
+    ``info`` without its note."""
+    from . import claims
+    from .runner import error_line
+
+    try:
+        found = exp.check_claims(table, cfg)
+    except Exception as exc:
+        return [f"its claims cannot be decided: {error_line(exc)}"]
+    bad = [f"claim {c.claim!r} has verdict {c.verdict!r}" for c in found if c.verdict not in claims.VERDICTS]
+    silent = [c for c in found if c.verdict == "info" and not c.note]
+    return bad + [f"info claim {c.claim!r} says nothing of why (no note)" for c in silent]
+
+
+def _draws(name: str, fn, table: pd.DataFrame, cfg) -> list[str]:
+    from . import figures
+    from .runner import error_line
+
+    try:
+        fig = figures.draw(fn, table, cfg)  # as the runner draws it, with the run's config
+    except Exception as exc:
+        return [f"figure {name} cannot be drawn: {error_line(exc)}"]
+    import matplotlib.pyplot as plt
+
+    empty = [] if fig.axes else [f"figure {name} has no axes"]
+    plt.close(fig)
+    return empty

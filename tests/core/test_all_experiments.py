@@ -1,9 +1,10 @@
-"""Conformance: one generic test over every registered experiment.
+"""Conformance: privlab's own papers pass the harness every paper gets, `privlab.testing.conformance`.
 
-Each experiment composes at both profiles, declares its parameter contract, has a config at
-its id's path and a committed reference; with its smoke overrides it runs to a table whose
-key columns are unique, whose figures render, whose claims all carry a valid verdict, and
-which is byte-identical with 1 and 2 workers. No experiment module writes a verdict by hand.
+Each experiment composes at both profiles, declares its parameter contract, has a config at its id's
+path, resolves every ledger id it names and has a committed reference that, read back, decides its
+claims and draws figures the audit finds faithful; with its smoke overrides it runs to a table whose
+key columns are unique, whose figures draw, whose claims decide, and which is byte-identical with 1
+and 2 workers. No experiment module writes a verdict by hand.
 """
 
 from __future__ import annotations
@@ -15,59 +16,22 @@ from pathlib import Path
 
 import pytest
 
-from privlab import check, claims, figures, registry, runner
+from privlab import registry, testing
 
-EXPERIMENTS = registry.all_experiments()
-IDS = [e.id for e in EXPERIMENTS]
-
-
-@pytest.mark.parametrize("exp_id", IDS)
-def test_composes_and_declares(exp_id):
-    exp = registry.get(exp_id)
-    conf = registry.paper_of(exp).conf_dir
-    assert conf is not None and (conf / "experiment" / exp.paper / f"{exp.name}.yaml").is_file()
-    assert exp.params, f"{exp_id} declares no parameter contract"
-    cfgs = {profile: runner.compose(exp_id, profile=profile) for profile in runner.PROFILES}
-    for profile, cfg in cfgs.items():
-        assert cfg.id == exp_id and cfg.profile == profile
-    assert check.reference_path(exp).is_file(), "no committed reference"
-    # the docs pages, check and the report read claims off a table read back from CSV (which loses
-    # dtypes: "0.50" becomes 0.5, "" becomes NaN): every verdict must still decide from it
-    reference = check.read_reference(exp, check.reference_path(exp))
-    verdicts = exp.check_claims(reference, cfgs["quick"])
-    assert all(c.verdict in ("agree", "disagree", "info") for c in verdicts)
+# privlab's own papers (an installed paper, e.g. examples/warner, runs the harness in its own tests)
+EXPERIMENTS = [e for e in registry.all_experiments() if registry.paper_of(e).distribution == "privlab"]
 
 
-def _run(exp, jobs: int, tmp: Path):
-    cfg = runner.compose(exp.id, [*exp.smoke, f"n_jobs={jobs}", "cache=false"])
-    ctx = runner.make_context(cfg, tmp / f"jobs{jobs}", log=lambda m: None)
-    return cfg, runner.run_table(exp, cfg, ctx)
+def _case(exp: registry.Experiment):
+    # a twin runs its original's code on other data: its 1- vs 2-worker run is in the slow tier
+    if exp.twin_of:
+        return [pytest.param(exp.id, 1, id=f"{exp.id}-1"), pytest.param(exp.id, 2, id=exp.id, marks=pytest.mark.slow)]
+    return [pytest.param(exp.id, 2, id=exp.id)]
 
 
-# a twin runs its original's code on other data: its 1- vs 2-worker run is in the slow tier
-SMOKE_IDS = [pytest.param(e.id, marks=pytest.mark.slow) if e.twin_of else e.id for e in EXPERIMENTS]
-
-
-@pytest.mark.parametrize("exp_id", SMOKE_IDS)
-def test_smoke_run(exp_id, tmp_path):
-    import matplotlib.pyplot as plt
-
-    exp = registry.get(exp_id)
-    cfg, table = _run(exp, 1, tmp_path)
-    assert len(table) > 0
-    if exp.keys:
-        assert not table.duplicated(list(exp.keys)).any()
-    for name, draw in exp.figures.items():
-        fig = figures.draw(draw, table, cfg)  # as the runner draws it, with the run's config
-        assert fig.axes, f"figure {name} has no axes"
-        plt.close(fig)
-    found = exp.check_claims(table, cfg)
-    assert all(c.verdict in claims.VERDICTS for c in found)
-    assert all(c.note for c in found if c.verdict == "info")
-    _, parallel = _run(exp, 2, tmp_path)
-    timed = [c for c in table.columns if exp.tolerance(c).ignore]  # wall-clock columns: never comparable
-    one, two = (runner.table_to_csv(t.drop(columns=timed)) for t in (table, parallel))
-    assert one == two, "tables differ with 1 and 2 workers"
+@pytest.mark.parametrize("exp_id,workers", [case for exp in EXPERIMENTS for case in _case(exp)])
+def test_conformance(exp_id, workers, tmp_path):
+    assert testing.check_experiment(exp_id, workers=workers, results=tmp_path) == []
 
 
 HELPERS = {
@@ -106,7 +70,7 @@ def _literal_verdicts(path: Path) -> list[str]:
     return bad
 
 
-@pytest.mark.parametrize("paper", sorted(registry.papers()))
+@pytest.mark.parametrize("paper", sorted({e.paper for e in EXPERIMENTS}))
 def test_no_literal_verdicts(paper):
     module = importlib.import_module(registry.papers()[paper].module)
     where = Path(module.__file__ or "")

@@ -88,3 +88,12 @@ def test_int_bounds_exactly(k):
 def test_describe_flattens():
     rows = dict(describe(SCHEMA))
     assert rows["mc.trials"].startswith("an integer in [1,") and rows["rho"] == "in (0, 1)"
+
+
+def test_real_excludes_a_point():
+    """F10: a contract leaves a point out (Warner's p = 1/2) without a Spec of its own."""
+    spec = Real(0, 1, exclude=(0.5,))
+    assert spec.check("p", 0.49) == 0.49 and spec.allowed() == "in [0, 1] other than 0.5"
+    with pytest.raises(PrivlabError, match=r"^ps\[1\] must be in \[0, 1\] other than 0.5, got 0.5$"):
+        validate({"ps": List(spec)}, {"ps": [0.3, 0.5]})
+    assert ("an excluded point", 0.5) in list(spec.invalid())  # the bad-input suite derives the case
