@@ -104,7 +104,7 @@ def overhead(n: int, n_cli: tuple[int, int]) -> None:
         walls = {}
         for size in (n1, n2):
             sweep = ["run", OVERHEAD_EXP, f"mc.trials={trials}", f"seed=range(0,{size})", "--multirun"]
-            walls[size], out = privlab([*sweep, "hydra.launcher.n_jobs=1"], Path(tmp) / f"r{size}")
+            walls[size], out = privlab([*sweep, "hydra.launcher.workers=1"], Path(tmp) / f"r{size}")
             assert out.stdout.count("rows in") == size, out.stdout
     slope = (walls[n2] - walls[n1]) / (n2 - n1) - t_lib
     start_up = walls[n1] - n1 * (t_lib + slope)

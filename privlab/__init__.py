@@ -9,7 +9,7 @@ the parameter contract (`privlab.params`), verdicts (`privlab.claims`), statisti
 sweeps and the command line.
 """
 
-from ._validation import PrivlabError
+from .errors import PrivlabError
 
 __version__ = "0.1.0"
 __all__ = ["PrivlabError", "__version__"]

@@ -23,6 +23,7 @@ class RenewablePool:
         self._pool = self._new()
 
     def _new(self) -> Any:
+        # loky: the process pool loads only when a pool starts
         from joblib.externals.loky import ProcessPoolExecutor
 
         return ProcessPoolExecutor(max_workers=self.workers)

@@ -13,14 +13,22 @@ the others are still checked.
 from __future__ import annotations
 
 import io
+import site
+import sysconfig
+import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from jinja2 import Environment, PackageLoader
 
+from . import ledger, registry, runner, store
 from ._validation import PrivlabError
+from .errors import fail
 from .registry import Experiment, Tolerance
+from .runner import table_to_csv
 
 STATUSES = ("same", "within tolerance", "drifted", "unreadable", "only in A", "only in B")
 
@@ -48,8 +56,6 @@ class Drift:
 
 def canonical(df: pd.DataFrame) -> pd.DataFrame:
     """The table as it reads back from its CSV (types normalised the same way as a reference)."""
-    from .runner import table_to_csv
-
     return pd.read_csv(io.StringIO(table_to_csv(df)))
 
 
@@ -141,8 +147,6 @@ def reference_path(exp: Experiment, profile: str = "quick", given: Path | None =
     """The reference table ``exp`` is checked against: in ``given`` (or ``PRIVLAB_REFERENCE``), a
     directory laid out as a results directory (``<paper>/<name>/result.csv``); else the paper's own,
     committed in its experiment unit (``reference/<profile>/<name>/result.csv``)."""
-    from . import registry, runner
-
     given = given if given is not None else runner.given_reference_dir()
     if given is not None:
         return Path(given) / exp.paper / exp.name / "result.csv"
@@ -153,9 +157,6 @@ def reference_path(exp: Experiment, profile: str = "quick", given: Path | None =
 
 def installed_copy(folder: Path) -> bool:
     """Is ``folder`` inside an installed (non-editable) distribution, under site-packages?"""
-    import site
-    import sysconfig
-
     places = {*site.getsitepackages(), site.getusersitepackages(), *sysconfig.get_paths().values()}
     resolved = Path(folder).resolve()
     return any(resolved.is_relative_to(Path(p).resolve()) for p in places if p and "-packages" in Path(p).name) or any(
@@ -165,8 +166,6 @@ def installed_copy(folder: Path) -> bool:
 
 def writable_references(exp: Experiment) -> None:
     """``check --update`` writes a paper's references into its source tree, never into site-packages."""
-    from . import registry
-
     paper = registry.paper_of(exp)
     if paper.folder is not None and installed_copy(paper.folder):
         raise PrivlabError(
@@ -240,8 +239,6 @@ class Comparison:
 
 
 def _runs(results: Path, experiments: list[Experiment]) -> dict[str, Path]:
-    from . import store
-
     found = {}
     for exp in experiments:
         run = results / exp.paper / exp.name
@@ -310,11 +307,6 @@ def run_check(ids: list[str], *, paper: str | None, profile: str, reference: str
     """``privlab check``: recompute each chosen experiment and compare it with its reference (or
     rewrite the reference with ``update``), one row per experiment as it finishes; 1 on any drift.
     A fault in one experiment is its row, not the end of the check."""
-    import tempfile
-    import time
-
-    from . import ledger, registry, runner, store
-    from .launch import fail
 
     exps = registry.select(ids, paper=paper)
     if profile not in runner.PROFILES:
@@ -410,8 +402,6 @@ def run_conformance(ids: list[str], *, paper: str | None, jobs: int = 2) -> int:
 
 
 def _checked_table(exp: Experiment, cfg, work: Path, *, reuse: bool) -> pd.DataFrame:
-    from . import runner
-
     out_dir = work / exp.paper / exp.name
     if reuse and runner.is_complete(out_dir, cfg, exp):
         return pd.read_csv(out_dir / "result.csv")
@@ -426,8 +416,6 @@ def _checked_table(exp: Experiment, cfg, work: Path, *, reuse: bool) -> pd.DataF
 def run_compare(a: str, b: str, *, paper: str | None, html: str | None) -> int:
     """``privlab compare A B``: each experiment's status, the worst moved cells of a drifted one
     and the claims that changed verdict; 1 on any difference. ``html`` also writes it as a page."""
-    from . import registry, runner
-
     comparisons = compare_dirs(Path(a), Path(b), registry.select(paper=paper))
     width = max(len(c.exp_id) for c in comparisons)
     print(f"{'experiment':<{width}}  {'status':<16}  detail")
@@ -445,8 +433,6 @@ def run_compare(a: str, b: str, *, paper: str | None, html: str | None) -> int:
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) + f"; {len(verdicts)} claim verdict(s) changed"
     print(summary)
     if html:
-        from jinja2 import Environment, PackageLoader
-
         env = Environment(loader=PackageLoader("privlab", "templates"), autoescape=True)
         css = {
             "same": "same",

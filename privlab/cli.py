@@ -15,9 +15,10 @@ import warnings
 from pathlib import Path
 from typing import NoReturn
 
-from . import errata, registry
+from . import check, errata, launch, registry, report, runner, study, sweeps
 from ._validation import PrivlabError
-from .launch import fail
+from .errors import fail
+from .study import configure as configure_study
 
 
 def cmd_list(args) -> int:
@@ -47,8 +48,6 @@ def markdown_table(exps) -> str:
 
 
 def cmd_report(args) -> int:
-    from . import report, runner
-
     results_dir = Path(args.results_dir) if args.results_dir else runner.default_results_dir()
     path = report.write_report(results_dir, require_results=True)
     print(f"wrote {path} and {path.with_name(report.HTML_NAME)}")
@@ -56,8 +55,6 @@ def cmd_report(args) -> int:
 
 
 def _dispatch(args, hydra_args: list[str]) -> int:
-    from . import check, launch, sweeps
-
     if args.command == "list":
         return cmd_list(args)
     if args.command == "run":
@@ -77,8 +74,6 @@ def _dispatch(args, hydra_args: list[str]) -> int:
     if args.command == "sweep-report":
         return sweeps.run_sweep_report(args.sweep_dir, metrics=args.metric, where_items=args.where)
     if args.command == "study":
-        from . import study
-
         return study.run(args)
     if args.command == "report":
         return cmd_report(args)
@@ -165,8 +160,6 @@ def build_parser() -> argparse.ArgumentParser:
         description="List the studies (conf/study/<paper>/<name>.yaml) or run one: its sweep, its report and, "
         "per claim, the range of the grid over which its verdict held and where it flipped.",
     )
-    from .study import configure as configure_study
-
     configure_study(p)
     p = sub.add_parser("errata", help="what privlab found in a paper, beside the printed text or value",
                        description=errata.DESCRIPTION)  # fmt: skip

@@ -1,32 +1,56 @@
-"""The constraint vocabulary: what one value may be, written once.
+"""The one constraint protocol: what a value may be, written once, for configs and library calls alike.
 
-An `Interval` (integers or reals, closed, open or half-open, a resource limit with its reason)
-and a set of `Options` serve both sides of privlab: the config contracts of
-`privlab.params` (``Int``, ``Real``, ``Choice`` hold one) and the library's argument checks of
-`privlab._validation` (``check_int``, ``check_real``, ``check_choice`` build one), as
-scikit-learn's ``Interval``/``StrOptions`` serve both ``validate_params`` and its estimators. A
-constraint also says which values break it and which lie just inside it (`Constraint.invalid`,
-`Constraint.valid`): the generated bad-input suite derives its cases from the same declaration
-that checks them.
+A `Constraint` says what one value may be (``describe``), checks it (``check(name, value)``: the
+value, converted, or one `PrivlabError` line naming ``name``), and derives the values that break it
+and those just inside it (``invalid``, ``valid``): the generated bad-input suite takes its cases from
+the same declaration that checks them. As scikit-learn's ``Interval``/``StrOptions`` serve both
+``validate_params`` and its estimators, these serve both sides of privlab:
+
+* a config's contract (``params=`` of an experiment) is a mapping of constraints: `Int`, `Real`,
+  `Choice`, `Bool`, `Str`, `List`, `Optional`, `MapOf`, `Free`, a nested mapping for a nested block
+  (`Block`); `validate` checks a config against it;
+* a relation between parameters (`privlab.relations`) is a constraint over several of them;
+* the library's public entry points declare theirs with `privlab.validation.validate_params`, and the
+  argument checks (``check_int``, ``check_real``, ``check_choice``) build one.
+
+A point inside an interval that the mechanism cannot take is left out with ``exclude=`` (Warner's
+design has no estimator at p = 1/2: ``Real(0, 1, exclude=(0.5,))``).
 
 >>> Interval(int, 2, 10**6, limit="grid points").check("rho1_points", 1)
 Traceback (most recent call last):
 ...
-privlab._validation.PrivlabError: rho1_points must be an integer in [2, 1,000,000], got 1
+privlab.errors.PrivlabError: rho1_points must be an integer in [2, 1,000,000], got 1
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
-from ._validation import PrivlabError, _fmt
+from .errors import PrivlabError
+from .errors import fmt as _fmt
 
-__all__ = ["Constraint", "Interval", "Options"]
+__all__ = [
+    "Constraint",
+    "Interval",
+    "Options",
+    "Int",
+    "Real",
+    "Choice",
+    "Bool",
+    "Str",
+    "List",
+    "Optional",
+    "Free",
+    "MapOf",
+    "Block",
+    "validate",
+    "describe",
+]
 
 
 class Constraint:
@@ -34,7 +58,13 @@ class Constraint:
     PrivlabError in one line naming ``name``; ``describe()`` says what is allowed."""
 
     def describe(self) -> str:
+        if type(self).allowed is not Constraint.allowed:  # a constraint written with the old name
+            return self.allowed()
         raise NotImplementedError
+
+    def allowed(self) -> str:
+        """`describe` under the name privlab.params.Spec gave it (kept for one release)."""
+        return self.describe()
 
     def check(self, name: str, value: Any) -> Any:
         raise NotImplementedError
@@ -56,15 +86,9 @@ class Interval(Constraint):
     """A number in ``[low, high]`` (``None``: unbounded), each end closed unless ``*_open``.
 
     ``kind`` is ``int`` (an integer; a float such as YAML's 1e10 counts when integral) or
-    ``float`` (a finite real). ``nonzero`` leaves 0 out; ``exclude`` leaves out other points where
-    the quantity is undefined (p = 1/2 in Warner's randomized response, where 2p - 1 divides).
-    ``limit`` says why ``high`` is what it is when it is a resource limit (e.g. "points held in
-    memory") and appears in the message.
-
-    >>> Interval(float, 0, 1, exclude=(0.5,)).check("p", 0.5)
-    Traceback (most recent call last):
-    ...
-    privlab._validation.PrivlabError: p must be in [0, 1] other than 0.5, got 0.5
+    ``float`` (a finite real). ``nonzero`` leaves 0 out, ``exclude`` any other points (p = 1/2
+    where a design has no estimator there). ``limit`` says why ``high`` is what it is when it is a
+    resource limit (e.g. "points held in memory") and appears in the message.
     """
 
     def __init__(
@@ -83,7 +107,7 @@ class Interval(Constraint):
             raise TypeError(f"an Interval holds int or float, not {kind!r}")
         self.kind, self.low, self.high = kind, low, high
         self.low_open, self.high_open, self.nonzero, self.limit = low_open, high_open, nonzero, limit
-        self.exclude = tuple(kind(x) for x in exclude)
+        self.exclude = tuple(sorted(exclude))
 
     @property
     def integer(self) -> bool:
@@ -99,18 +123,20 @@ class Interval(Constraint):
         right = ")" if self.high_open or self.high is None else "]"
         return f"{left}{lo}, {hi}{right}"
 
+    def _other_than(self) -> str:
+        points = [0, *self.exclude] if self.nonzero else list(self.exclude)
+        return " other than " + ", ".join(_number(x, self.integer) for x in points) if points else ""
+
     def describe(self) -> str:
-        others = ([0] if self.nonzero else []) + [x for x in self.exclude if not (self.nonzero and x == 0)]
-        but = f" other than {', '.join(_number(x, self.integer) for x in others)}" if others else ""
         if self.integer:
             where = "" if self.low is None and self.high is None else f" in {self.interval()}"
-            return f"an integer{where}{but}"
-        return f"in {self.interval()}{but}"
+            return f"an integer{where}" + self._other_than()
+        return f"in {self.interval()}" + self._other_than()
 
     def _in(self) -> str:
         """`` in <interval>`` where the interval bounds anything (the wrong-type messages)."""
         bounded = self.low is not None or self.high is not None or self.nonzero or self.exclude
-        return f" in {self.interval()}" if bounded else ""
+        return f" in {self.interval()}{self._other_than()}" if bounded else ""
 
     def check(self, name: str, value: Any) -> Any:
         if self.integer:
@@ -161,11 +187,12 @@ class Interval(Constraint):
         if self.nonzero and self.contains(1) and (self.low is None or self.low < 0):
             yield "zero", 0
         for x in self.exclude:
-            yield "an excluded point", x
+            yield f"the excluded point {_number(x, self.integer)}", self.kind(x)
 
     def valid(self) -> Iterator[tuple[str, Any]]:
         for bound, is_open in ((self.low, self.low_open), (self.high, self.high_open)):
-            if bound is None or is_open or (self.nonzero and bound == 0) or abs(bound) >= 10**7:
+            left_out = (self.nonzero and bound == 0) or bound in self.exclude
+            if bound is None or is_open or left_out or abs(bound) >= 10**7:
                 continue
             yield f"the bound {_number(bound, self.integer)}", self.kind(bound)
 
@@ -193,3 +220,234 @@ def _member(value: Any, values: tuple[Any, ...]) -> bool:
         return value in values
     except (TypeError, ValueError):  # an unhashable or array-like value is none of them
         return False
+
+
+# ---------------------------------------------------------------------------------------
+# the constraints a config's contract is written in
+# ---------------------------------------------------------------------------------------
+class Int(Interval):
+    """An integer in ``[low, high]`` (a YAML float such as 1e10 counts when integral).
+
+    ``limit`` says why ``high`` is what it is when it is a resource limit
+    (e.g. "points held in memory"), and appears in the message.
+    """
+
+    def __init__(
+        self,
+        low: int | None = None,
+        high: int | None = None,
+        *,
+        limit: str = "",
+        nonzero: bool = False,
+        exclude: Iterable[int] = (),
+    ) -> None:
+        super().__init__(int, low, high, limit=limit, nonzero=nonzero, exclude=exclude)
+
+    @property
+    def constraint(self) -> Interval:
+        """The interval itself (privlab.params' Int held one; kept for one release)."""
+        return self
+
+
+class Real(Interval):
+    """A finite real number in a closed, open or half-open interval, less the points of ``exclude``."""
+
+    def __init__(
+        self,
+        low: float | None = None,
+        high: float | None = None,
+        *,
+        low_open: bool = False,
+        high_open: bool = False,
+        exclude: Iterable[float] = (),
+    ) -> None:
+        super().__init__(float, low, high, low_open=low_open, high_open=high_open, exclude=exclude)
+
+    @property
+    def constraint(self) -> Interval:
+        """The interval itself (privlab.params' Real held one; kept for one release)."""
+        return self
+
+
+class Choice(Options):
+    """One of a fixed set of values (strings, numbers)."""
+
+    def __init__(self, *values: Any) -> None:
+        super().__init__(values)
+
+    @property
+    def constraint(self) -> Options:
+        """The options themselves (privlab.params' Choice held them; kept for one release)."""
+        return self
+
+
+class Bool(Constraint):
+    """true or false."""
+
+    def describe(self) -> str:
+        return "true or false"
+
+    def check(self, name: str, value: Any) -> bool:
+        if not isinstance(value, (bool, np.bool_)):
+            raise PrivlabError(f"{name} must be true or false, got {_fmt(value)}")
+        return bool(value)
+
+    def invalid(self) -> Iterator[tuple[str, Any]]:
+        yield "not a bool", "maybe"
+
+
+class Str(Constraint):
+    """A string (non-empty unless ``empty``)."""
+
+    def __init__(self, *, empty: bool = False) -> None:
+        self.empty = empty
+
+    def describe(self) -> str:
+        return "a string" if self.empty else "a non-empty string"
+
+    def check(self, name: str, value: Any) -> str:
+        if not isinstance(value, str) or (not self.empty and not value):
+            raise PrivlabError(f"{name} must be {self.describe()}, got {_fmt(value)}")
+        return value
+
+
+class List(Constraint):
+    """A list whose elements each meet ``of``; ``min_len``/``max_len`` bound its length."""
+
+    def __init__(
+        self, of: Constraint | Mapping[str, Any], *, min_len: int = 1, max_len: int | None = None, unique: bool = False
+    ) -> None:
+        self.of, self.min_len, self.max_len, self.unique = of, min_len, max_len, unique
+
+    def describe(self) -> str:
+        inner = _describe(self.of)
+        size = f"at least {self.min_len}" if self.max_len is None else f"{self.min_len} to {self.max_len}"
+        return f"a list of {size} element(s), each {inner}" + (", distinct" if self.unique else "")
+
+    def check(self, name: str, value: Any) -> list[Any]:
+        if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+            raise PrivlabError(f"{name} must be {self.describe()}, got {_fmt(value)}")
+        items = list(value)
+        if len(items) < self.min_len or (self.max_len is not None and len(items) > self.max_len):
+            raise PrivlabError(f"{name} must be {self.describe()}, got {len(items)} element(s)")
+        out = [_check(self.of, f"{name}[{i}]", v) for i, v in enumerate(items)]
+        if self.unique and len({repr(v) for v in out}) != len(out):
+            raise PrivlabError(f"{name} must not repeat an element, got {_fmt(items)}")
+        return out
+
+    def invalid(self) -> Iterator[tuple[str, Any]]:
+        yield "a word", "abc"
+        if self.min_len >= 1:
+            yield "an empty list", []
+        inner = next(iter(self.of.invalid()), None) if isinstance(self.of, Constraint) else None
+        if inner is not None and not isinstance(inner[1], list):
+            yield "a bad element", [inner[1]]
+
+
+class Optional(Constraint):
+    """``None`` (null in YAML; its meaning documented beside the key) or a value meeting ``of``."""
+
+    def __init__(self, of: Constraint) -> None:
+        self.of = of
+
+    def describe(self) -> str:
+        return f"null or {self.of.describe()}"
+
+    def check(self, name: str, value: Any) -> Any:
+        return None if value is None else self.of.check(name, value)
+
+    def invalid(self) -> Iterator[tuple[str, Any]]:
+        return ((what, v) for what, v in self.of.invalid() if v is not None)
+
+    def valid(self) -> Iterator[tuple[str, Any]]:
+        return self.of.valid()
+
+
+class Free(Constraint):
+    """Anything: for blocks that are not parameters (the paper's printed values)."""
+
+    def describe(self) -> str:
+        return "anything"
+
+    def check(self, name: str, value: Any) -> Any:
+        return value
+
+
+class MapOf(Constraint):
+    """A mapping from free names (``keys`` restricts them) to values meeting ``of``."""
+
+    def __init__(self, of: Constraint | Mapping[str, Any], *, keys: Constraint | None = None, min_len: int = 1) -> None:
+        self.of, self.keys, self.min_len = of, keys, min_len
+
+    def describe(self) -> str:
+        return f"a mapping of at least {self.min_len} name(s)"
+
+    def check(self, name: str, value: Any) -> dict[str, Any]:
+        if not isinstance(value, Mapping):
+            raise PrivlabError(f"{name} must be {self.describe()}, got {_fmt(value)}")
+        if len(value) < self.min_len:
+            raise PrivlabError(f"{name} must be {self.describe()}, got {len(value)}")
+        out = {}
+        for key, v in value.items():
+            if self.keys is not None:
+                self.keys.check(f"a name under {name}", key)
+            out[key] = _check(self.of, f"{name}.{key}", v)
+        return out
+
+
+class Block(Constraint):
+    """A nested config block: a mapping whose keys are exactly those of ``schema`` (a mapping of
+    constraints, nested mappings for nested blocks), each value meeting its constraint."""
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self.schema = schema
+
+    def describe(self) -> str:
+        return "a mapping"
+
+    def check(self, name: str, value: Any) -> dict[str, Any]:
+        return validate(self.schema, value, prefix=f"{name}." if name else "")
+
+
+def _check(spec: Constraint | Mapping[str, Any], name: str, value: Any) -> Any:
+    if isinstance(spec, Mapping):
+        return validate(spec, value, prefix=f"{name}.")
+    if isinstance(spec, Constraint):
+        return spec.check(name, value)
+    raise TypeError(f"the contract of {name} must be a privlab.constraints.Constraint or a mapping, got {spec!r}")
+
+
+def validate(schema: Mapping[str, Any], config: Any, *, prefix: str = "", where: str = "") -> dict[str, Any]:
+    """Check ``config`` (a mapping) against ``schema`` (a mapping of constraints); return the checked values.
+
+    Every key of ``config`` must be declared and every declared key present (a key declared
+    `Optional` still needs to be there; its value may be null).
+    """
+    block = prefix[:-1] if prefix else "the config"
+    if not isinstance(config, Mapping):
+        raise PrivlabError(f"{block} must be a mapping of parameters, got {_fmt(config)}")
+    for key in config:
+        if key not in schema:
+            allowed = ", ".join(sorted(schema)) or "none"
+            raise PrivlabError(f"unknown parameter {prefix}{key!r}{where}; allowed here: {allowed}")
+    out = {}
+    for key, spec in schema.items():
+        if key not in config:
+            raise PrivlabError(f"parameter {prefix}{key}{where} is missing; it must be {_describe(spec)}")
+        out[key] = _check(spec, f"{prefix}{key}", config[key])
+    return out
+
+
+def _describe(spec: Any) -> str:
+    return spec.describe() if isinstance(spec, Constraint) else "a mapping"
+
+
+def describe(schema: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    """``(parameter, what is allowed)`` for every declared key, nested blocks flattened."""
+    rows: list[tuple[str, str]] = []
+    for key, spec in schema.items():
+        if isinstance(spec, Mapping):
+            rows += describe(spec, f"{prefix}{key}.")
+        else:
+            rows.append((f"{prefix}{key}", _describe(spec)))
+    return rows

@@ -13,9 +13,13 @@ import hashlib
 import importlib.util
 import json
 import os
+import pickle
+import re
 import socket
 import sys
 import threading
+import time
+import warnings
 import weakref
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -23,6 +27,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from joblib import Memory, Parallel, delayed, parallel_config
+from joblib import hash as joblib_hash
+from joblib._store_backends import CacheWarning
+from omegaconf import DictConfig, OmegaConf
+from tqdm.auto import tqdm
+
+from ._validation import PrivlabError
+from .datasets import describe, load
+from .mechanisms import build
 
 
 def _key_words(key) -> tuple[int, ...]:
@@ -65,9 +78,6 @@ def die_with_parent() -> None:
     main = os.environ.get("PRIVLAB_MAIN_PID")
     if _WATCHING or main is None or main == str(os.getpid()):
         return
-    import threading
-    import time
-
     parent, owner = os.getppid(), int(main)
 
     def orphaned() -> bool:
@@ -197,8 +207,6 @@ class RunContext:
         """Wrap ``iterable`` in a tqdm bar when on a terminal."""
         if not self.show_progress:
             return iterable
-        from tqdm.auto import tqdm
-
         return tqdm(iterable, total=total, desc=desc, leave=False, dynamic_ncols=True)
 
     # -- parallelism ----------------------------------------------------------------
@@ -228,8 +236,6 @@ class RunContext:
         if jobs <= 1 or len(items) <= 1:
             yield from (fn(item) for item in self.progress(items, total=len(items), desc=desc))
             return
-        from joblib import Parallel, delayed, parallel_config
-
         self._activate_backend()
         backend_kw: dict[str, Any] = {"backend": self.backend} if self.backend else {}
         if self._client is not None:
@@ -250,10 +256,9 @@ class RunContext:
         """
         if self._backend_ready or self.backend not in ("dask", "ray"):
             return
-        from ._validation import PrivlabError
-
         try:
             if self.backend == "dask":
+                # dask: an optional extra (privlab[dask]), loaded only for its backend
                 from dask.distributed import Client
 
                 if self.backend_address:
@@ -263,6 +268,7 @@ class RunContext:
                 self._client = client
                 self._close_client = weakref.finalize(self, client.close)
             else:
+                # ray: an optional extra (privlab[ray]), loaded only for its backend
                 import ray
                 from ray.util.joblib import register_ray
 
@@ -283,8 +289,6 @@ class RunContext:
         """
         if self.cache_dir is None:
             return fn(*args, **kwargs)
-        from joblib import Memory
-
         memory = Memory(str(self.cache_dir), verbose=0)
         cached_fn = memory.cache(fn)
         name = _label or f"{fn.__module__}.{fn.__qualname__}"
@@ -293,9 +297,6 @@ class RunContext:
             self.log(f"cache hit: {name}")
         else:
             self.cache_misses += 1
-        import warnings
-
-        from joblib._store_backends import CacheWarning
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", CacheWarning)
@@ -328,8 +329,6 @@ class RunContext:
     def describe_data(self, spec) -> str:
         """Record (and return) the label of data a simulation draws itself through a registered
         generator of `privlab.datasets` (e.g. fresh points of the uniform cube per trial)."""
-        from .datasets import describe
-
         params = _plain(spec)
         label = describe(**params)
         if label not in self.data_used:
@@ -352,8 +351,6 @@ class RunContext:
     # -- mechanisms -----------------------------------------------------------------
     def mechanisms(self, specs, *, kind: str | None = None) -> dict:
         """The mechanisms of a ``mechanism`` config block, built (see `privlab.mechanisms`)."""
-        from .mechanisms import build
-
         return build(_plain(specs) if specs is not None else None, kind=kind)
 
 
@@ -370,9 +367,6 @@ class DiskMemo:
     def __call__(self, fn: Callable, *args, keep: Callable[[Any], bool] | None = None):
         if self.directory is None:
             return fn(*args)
-        import pickle
-
-        from joblib import hash as joblib_hash
 
         name = f"{fn.__module__}.{getattr(fn, '__qualname__', type(fn).__name__)}"
         path = self.directory / f"{name}-{joblib_hash((name, args, _package_digest(fn.__module__)))}.pkl"
@@ -397,8 +391,6 @@ class DiskMemo:
 def _drop_partial_cache(cache_dir: Path) -> None:
     """Remove the temporary files this process left in ``cache_dir`` when a write failed, and the
     directories they leave empty."""
-    import re
-
     partial = re.compile(rf"\.[0-9a-f]{{32}}-{os.getpid()}-\d+$")
     for path in sorted(Path(cache_dir).rglob("*"), key=lambda p: -len(p.parts)):
         if path.is_file() and partial.search(path.name):
@@ -488,8 +480,6 @@ def _alive(pid: int) -> bool:
 
 
 def _plain(spec) -> dict:
-    from omegaconf import DictConfig, OmegaConf
-
     data = OmegaConf.to_container(spec, resolve=True) if isinstance(spec, DictConfig) else dict(spec)
     assert isinstance(data, dict)
     return data
@@ -518,6 +508,4 @@ def _package_digest(module: str) -> str:
 
 
 def _load_dataset(params: dict, code_digest: str):
-    from .datasets import load
-
     return load(**params)

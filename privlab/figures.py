@@ -30,12 +30,14 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from omegaconf import OmegaConf
 
 __all__ = [
     "Axis",
@@ -252,6 +254,7 @@ def values(rows: pd.DataFrame, col: Column) -> np.ndarray:
 
 def wilson_bounds(successes: Any, trials: Any, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval of ``successes`` in ``trials`` (elementwise; NaN where trials is 0 or NaN)."""
+    # SciPy: slow to import, loaded only for this computation
     from scipy import stats
 
     k = np.asarray(successes, dtype=float)
@@ -298,8 +301,6 @@ def config_value(cfg: Any, key: str) -> Any:
     """The config value at dotted ``key``, or None without a config (or without the key)."""
     if cfg is None:
         return None
-    from omegaconf import OmegaConf
-
     return OmegaConf.select(cfg, key, default=None)
 
 
@@ -324,6 +325,7 @@ class Drawn:
 
     def audit(self, table: pd.DataFrame, cfg: Any = None) -> list[str]:
         """Draw the figure and check it against its spec (see `audit`)."""
+        # matplotlib: about 0.3 s to import, loaded only to draw
         import matplotlib.pyplot as plt
 
         spec = self.spec(table, cfg)
@@ -352,9 +354,11 @@ def draw(fn: Callable[..., Any], table: pd.DataFrame, cfg: Any = None) -> Any:
 # rendering
 # ---------------------------------------------------------------------------------------
 def _pyplot() -> Any:
+    # matplotlib: about 0.3 s to import, loaded only to draw
     import matplotlib
 
     matplotlib.use("Agg")
+    # matplotlib: about 0.3 s to import, loaded only to draw
     import matplotlib.pyplot as plt
 
     return plt
@@ -401,6 +405,7 @@ def _bar_layout(panel: Panel, styles: Mapping[str, Style]) -> tuple[dict[str, fl
 
 
 def _configure_axis(ax: Any, which: str, axis: Axis, panel: Panel) -> None:
+    # matplotlib: about 0.3 s to import, loaded only to draw
     from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
     setter = ax.set_xscale if which == "x" else ax.set_yscale
@@ -417,8 +422,6 @@ def _configure_axis(ax: Any, which: str, axis: Axis, panel: Panel) -> None:
         # no label on the ticks inside or next to the linear part: they would run into 0's
         target.set_major_formatter(FuncFormatter(lambda v, pos: "" if 0 < abs(v) < 3 * lin else plain(v, pos)))
     elif axis.scale == "category" and which == "x":
-        import textwrap
-
         cats = _xcategories(panel)
         ax.set_xticks(np.arange(len(cats)), [textwrap.fill(str(c), 18) for c in cats])
     if axis.rotation:
@@ -614,6 +617,7 @@ def render(spec: FigureSpec) -> Any:
     """Draw ``spec``: panels in a grid (a difference panel beneath each panel with gaps), one
     legend for the figure outside the panels, the caption notes under the title."""
     plt = _pyplot()
+    # matplotlib: about 0.3 s to import, loaded only to draw
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -797,6 +801,7 @@ def _draw_gaps(ax: Any, panel: Panel, styles: Mapping[str, Style], i: int, seen:
 # reading a drawn figure back
 # ---------------------------------------------------------------------------------------
 def _hex(color: Any) -> str:
+    # matplotlib: about 0.3 s to import, loaded only to draw
     from matplotlib.colors import to_hex
 
     try:
@@ -835,6 +840,7 @@ def _line_key(line: Any) -> _Key:
 
 def _legend_entries(fig: Any, ax: Any) -> list[tuple[str, _Key | None, str]]:
     """(label, key, kind) of the legend a reader reads ``ax`` with: its own, else the figure's."""
+    # matplotlib: about 0.3 s to import, loaded only to draw
     from matplotlib.collections import LineCollection
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
@@ -985,6 +991,7 @@ def _audit_panel(fig: Any, ax: Any, panel: Panel, spec: FigureSpec) -> list[str]
     from matplotlib.container import BarContainer
 
     drawn_series: list[tuple[str, np.ndarray, np.ndarray, Any]] = []
+    # matplotlib: about 0.3 s to import, loaded only to draw
     from matplotlib.container import ErrorbarContainer
 
     caps = {id(cap) for c in ax.containers if isinstance(c, ErrorbarContainer) for cap in c.lines[1]}
@@ -1122,6 +1129,7 @@ def _audit_axes_labels(fig: Any, ax: Any, panel: Panel) -> list[str]:
 
 def _segments(ax: Any) -> list[tuple[float, float, float]]:
     """Vertical segments (x, low, high) of the intervals drawn in ``ax``."""
+    # matplotlib: about 0.3 s to import, loaded only to draw
     from matplotlib.collections import LineCollection
 
     out = []
@@ -1316,6 +1324,7 @@ def _audit_gaps(fig: Any, panels: list[Any], diffs: list[Any], spec: FigureSpec)
 
 
 def _lab(color: str) -> np.ndarray:
+    # matplotlib: about 0.3 s to import, loaded only to draw
     from matplotlib.colors import to_rgb
 
     rgb = np.asarray(to_rgb(color), float)
@@ -1379,6 +1388,7 @@ def _audit_layout(fig: Any) -> list[str]:
                 if (q.x0 < p.x1 - 0.5) if which == "x" else (q.y0 < p.y1 - 0.5):
                     out.append(f"axes {i + 1}: its {which} tick labels run together")
                     break
+    # matplotlib: about 0.3 s to import, loaded only to draw
     from matplotlib.container import BarContainer
 
     for i, ax in enumerate(fig.axes):

@@ -64,6 +64,7 @@ Domain = Callable[[np.random.Generator], Mapping[str, float]]
 
 
 def _sp() -> Any:
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy
 
     return sympy

@@ -21,6 +21,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from hydra.errors import InstantiationException
+from hydra.utils import instantiate as hydra_instantiate
+from omegaconf import DictConfig, OmegaConf
+
 from ._validation import PrivlabError
 
 META_KEYS = ("label", "kind")
@@ -42,10 +46,6 @@ class Mechanism:
 
 def instantiate(name: str, spec: Mapping[str, Any]) -> Mechanism:
     """Build mechanism ``name`` from its config entry (``_target_``, ``label``, ``kind``, parameters)."""
-    from hydra.errors import InstantiationException
-    from hydra.utils import instantiate as hydra_instantiate
-    from omegaconf import DictConfig, OmegaConf
-
     if isinstance(spec, DictConfig):
         spec = OmegaConf.to_container(spec, resolve=True)  # type: ignore[assignment]
     if not isinstance(spec, Mapping) or "_target_" not in spec:

@@ -1,8 +1,9 @@
-"""privlab's own ``--multirun`` on this machine: the jobs of a sweep in a pool of worker processes.
+"""The jobs of a sweep in a pool of worker processes on this machine: privlab's Hydra launcher.
 
-``privlab run ID a=1,2 b=x,y --multirun`` without a Hydra launcher named comes here (a named
-``hydra/launcher=...`` goes through Hydra, `privlab.launch`). What it adds to Hydra's joblib
-launcher, for sweeps of thousands of short jobs:
+``privlab run ID a=1,2 b=x,y --multirun`` is a Hydra application (`privlab.app`) whose default launcher,
+``hydra/launcher=privlab`` (`hydra_plugins.privlab_launcher`), hands the sweep's jobs to `run_sweep`
+(another launcher named, ``hydra/launcher=joblib`` say, runs them its way). What it adds to Hydra's
+joblib launcher, for sweeps of thousands of short jobs:
 
 * one Hydra composition per distinct set of config-group choices, not per job: a job's plain
   ``key=value`` overrides are applied to that composition as Hydra applies them
@@ -19,7 +20,8 @@ launcher, for sweeps of thousands of short jobs:
   a fresh worker) down.
 
 The job directories, their numbering, the skip of complete jobs (resume) and every file a job
-writes are those of the Hydra path, so a sweep started one way resumes the other way.
+writes are those of a job that another launcher runs (`privlab.app.hydra_task`), so a sweep started
+with one launcher resumes with another.
 """
 
 from __future__ import annotations
@@ -32,15 +34,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hydra.core.hydra_config import HydraConfig
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.errors import HydraException
+from joblib.externals.loky.process_executor import BrokenProcessPool
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+from tqdm import tqdm
 
-from . import registry, runner
+from . import claims as claims_mod
+from . import registry, runner, sweep_store
+from ._pools import RenewablePool
 from ._validation import PrivlabError
+from .context import die_with_parent
+from .sweep_store import mark_failed
 
 ERRORS = ".errors"
 COMPOSE_PROGRESS = 500  # from this many jobs, checking every job's config says how far it got
-# hydra.* overrides this launcher understands; any other one (a launcher, its settings) means Hydra's path
-OWN_HYDRA_KEYS = ("hydra.sweep.dir", "hydra.launcher.n_jobs")
 
 
 # ---------------------------------------------------------------------------------------
@@ -80,11 +90,6 @@ class Composer:
 
     def container(self, overrides: Sequence[str]) -> dict:
         """`compose` as a plain dict (what a job's worker receives)."""
-        from hydra.core.hydra_config import HydraConfig
-        from hydra.core.override_parser.overrides_parser import OverridesParser
-        from hydra.errors import HydraException
-        from omegaconf.errors import OmegaConfBaseException
-
         overrides = list(overrides)
         try:
             parsed = OverridesParser.create().parse_overrides(overrides)
@@ -168,8 +173,6 @@ def failure_line(num: int, overrides: Sequence[str], reason: str) -> str:
 
 def record_failure(sweep_dir: Path, num: int, exp: registry.Experiment, exc: BaseException) -> str:
     """Leave the marker of failed job ``num`` (and, for a fault, its traceback); the reason in one line."""
-    from .sweep_store import mark_failed
-
     log = None
     if not isinstance(exc, PrivlabError):  # a fault: its traceback goes to a file, not the terminal
         log = runner.atomic_write_text(sweep_dir / ERRORS / f"{num}.log", runner.traceback_text(exp, exc))
@@ -180,10 +183,6 @@ def record_failure(sweep_dir: Path, num: int, exp: registry.Experiment, exc: Bas
 def run_job(exp_id: str, num: int, overrides: Sequence[str], config: dict, sweep_dir: str) -> JobResult:
     """Run job ``num`` of a sweep (its config composed and validated already) unless its complete
     result is there; add its table to the sweep's store. Never raises: a failure is a `JobResult`."""
-    from . import claims as claims_mod
-    from . import sweep_store
-    from .context import die_with_parent
-
     die_with_parent()  # a worker whose sweep was killed stops too
     start = time.perf_counter()
     sweep = Path(sweep_dir)
@@ -217,15 +216,6 @@ def run_job(exp_id: str, num: int, overrides: Sequence[str], config: dict, sweep
 # ---------------------------------------------------------------------------------------
 # the sweep
 # ---------------------------------------------------------------------------------------
-def uses_own_launcher(overrides: Sequence[str]) -> bool:
-    """Does a ``--multirun`` with these overrides run here (no Hydra launcher or its settings named)?"""
-    for item in overrides:
-        key = item.split("=", 1)[0].lstrip("+~")
-        if (key == "hydra" or key.startswith(("hydra.", "hydra/"))) and key not in OWN_HYDRA_KEYS:
-            return False
-    return True
-
-
 class Progress:
     """Jobs done out of the total, with the rate and the time left: a tqdm bar on a terminal, else
     a line on stderr each tenth of the sweep. Per-job lines go above the bar."""
@@ -237,8 +227,6 @@ class Progress:
         self.bar = None
         self._next_line = max(1, total // 10)
         if self.stream.isatty() and total > 1:
-            from tqdm import tqdm
-
             self.bar = tqdm(total=total, unit="job", file=self.stream, dynamic_ncols=True, smoothing=0.1)
 
     def write(self, line: str, *, err: bool = False) -> None:
@@ -301,8 +289,6 @@ def run_sweep(exp_id: str, jobs: Sequence[Sequence[str]], sweep_dir: Path, *, wo
 
     Returns the numbers of the jobs that failed; each printed its line already.
     """
-    from . import sweep_store
-
     configs = compose_jobs(exp_id, jobs)  # every job valid before any job starts
     sweep_dir = Path(sweep_dir)
     sweep_store.start_sweep(sweep_dir, exp_id, jobs)
@@ -334,9 +320,6 @@ def _pooled(args: list[tuple], workers: int, sweep_dir: Path) -> Iterator[JobRes
     """The jobs on a pool of ``workers`` processes, at most two per worker in flight. When a worker
     dies (killed, out of memory, a crash in C code) the pool breaks and every job in flight with it
     comes back: each is then rerun alone in a fresh pool, and the one whose worker dies alone fails."""
-    from joblib.externals.loky.process_executor import BrokenProcessPool
-
-    from ._pools import RenewablePool
 
     pending = list(reversed(args))  # popped from the end: job order
     suspects: list[tuple] = []
@@ -372,23 +355,6 @@ def _pooled(args: list[tuple], workers: int, sweep_dir: Path) -> Iterator[JobRes
 def _worker_death(sweep_dir: Path, num: int, exp: registry.Experiment, exc: BaseException) -> str:
     err = RuntimeError(f"the worker process running it died ({runner.error_line(exc)})")
     return record_failure(sweep_dir, num, exp, err)
-
-
-def launch_sweep(exp_id: str, overrides: list[str], sweep_dir: Path) -> list[int]:
-    """``privlab run ID ... --multirun`` on this machine: the jobs of ``overrides`` (Hydra's sweep
-    syntax) in ``sweep_dir``, on ``hydra.launcher.n_jobs`` worker processes (default: every core)."""
-    from .context import effective_jobs
-    from .launch import override_value, sweep_jobs
-
-    params = [o for o in overrides if not o.split("=", 1)[0].lstrip("+~").startswith("hydra")]
-    given = override_value(overrides, "hydra.launcher.n_jobs")
-    try:
-        n = -1 if given is None else int(given)
-    except ValueError:
-        raise PrivlabError(f"hydra.launcher.n_jobs must be an integer (-1: every core); got {given!r}") from None
-    if n == 0:
-        raise PrivlabError("hydra.launcher.n_jobs must not be 0 (-1: every core, 1: one job at a time)")
-    return run_sweep(exp_id, sweep_jobs(params), sweep_dir, workers=effective_jobs(n))
 
 
 def format_value(value: Any) -> str:

@@ -11,19 +11,43 @@ into a value that works or one line saying what to write instead:
   spaces or accents), refuses an override too long to parse in reasonable time, and explains
   in one line how to quote any other override that does not parse;
 * `normalize` also turns ``key={}`` into ``~key +key={}``: the mapping emptied, as written;
-* `sweep_values` lists a sweep's values, counting a range's before listing them.
+* `sweep_values` lists a sweep's values, counting a range's before listing them; `sweep_jobs`
+  expands a sweep into the override lists of its jobs.
+
+It also holds what the command line's two sides share about overrides: which ones are Hydra's own
+(`is_hydra`), the value one gives (`override_value`), the launcher a sweep names (`check_launcher`)
+and Hydra's errors said in one line (`hydra_error_line`).
 """
 
 from __future__ import annotations
 
+import importlib.util
+import itertools
 import math
 import re
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
+
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.override_parser.types import Glob, IntervalSweep, RangeSweep
+from hydra.errors import HydraException
 
 from ._validation import PrivlabError
 
-__all__ = ["MAX_OVERRIDE_CHARS", "MAX_SWEEP_JOBS", "normalize", "quote", "sweep_values", "job_count"]
+__all__ = [
+    "MAX_OVERRIDE_CHARS",
+    "MAX_SWEEP_JOBS",
+    "normalize",
+    "quote",
+    "sweep_values",
+    "job_count",
+    "sweep_jobs",
+    "override_value",
+    "is_hydra",
+    "check_launcher",
+    "hydra_error_line",
+]
 
 #: the longest override parsed (Hydra's parser takes about a second at this length, and time
 #: growing with the square of the length beyond it)
@@ -46,8 +70,6 @@ def quote(value: str) -> str:
 
 
 def _parse(items: Sequence[str]) -> list[Any]:
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
     return OverridesParser.create().parse_overrides(list(items))
 
 
@@ -57,8 +79,6 @@ def normalize(overrides: Iterable[str]) -> list[str]:
     is one line saying how to quote it. An override longer than `MAX_OVERRIDE_CHARS` is refused
     before it is parsed. ``key={}`` becomes ``~key`` and ``+key={}``: Hydra merges a mapping
     override into the configured mapping, so ``{}`` alone would change nothing."""
-    from hydra.errors import HydraException
-
     out = []
     for item in overrides:
         if len(item) > MAX_OVERRIDE_CHARS:
@@ -88,8 +108,6 @@ def normalize(overrides: Iterable[str]) -> list[str]:
 
 
 def _quoted_or_explained(item: str) -> str:
-    from hydra.errors import HydraException
-
     key, eq, value = item.partition("=")
     if eq and key and not set(value) & _GRAMMAR and value.strip() == value and value:
         candidate = f"{key}={quote(value)}"
@@ -112,9 +130,6 @@ def sweep_values(override: Any, limit: int = MAX_SWEEP_JOBS) -> list[str]:
     """The values of one parsed sweep override (``a=1,2``, ``a=range(0,10,2)``) as override
     strings; a range is counted before it is listed, and a sweep Hydra's basic sweeper cannot
     enumerate (``interval``, ``glob`` of a plain parameter) is one line."""
-    from hydra.core.override_parser.types import Glob, IntervalSweep, RangeSweep
-    from hydra.errors import HydraException
-
     key = override.get_key_element()
     value = override.value()
     if isinstance(value, IntervalSweep):
@@ -170,8 +185,6 @@ def check_flags(flags: Sequence[str]) -> None:
     """Refuse, in one line, a Hydra flag ``privlab run`` cannot honour before Hydra prints its usage:
     an unknown flag, a bad ``--cfg``/``--info`` choice, a ``--config-dir`` that is no directory, and
     ``--config-name``/``--config-path`` (privlab composes its own root config; the experiment is its id)."""
-    from pathlib import Path
-
     items = list(flags)
     for i, flag in enumerate(items):
         if not flag.startswith("-"):
@@ -191,3 +204,84 @@ def check_flags(flags: Sequence[str]) -> None:
             raise PrivlabError(f"{flag} must be one of {', '.join(_INFO)}; got {value!r}")
         if flag in ("--config-dir", "-cd") and (value is None or not Path(value).is_dir()):
             raise PrivlabError(f"{flag} must name a directory of configs; got {value!r}")
+
+
+def is_hydra(override: str) -> bool:
+    """Is ``override`` one of Hydra's own (``hydra.sweep.dir=...``, ``hydra/launcher=joblib``, ``+hydra...``)
+    rather than a parameter of the experiment?"""
+    key = override.split("=", 1)[0].lstrip("+~")
+    return key == "hydra" or key.startswith(("hydra.", "hydra/"))
+
+
+def hydra_error_line(exc: BaseException, exp_id: str | None = None) -> str:
+    """Turn a Hydra/OmegaConf composition error into one line for the user."""
+    mark = getattr(exc, "problem_mark", None)
+    if mark is not None:  # a config file that is not YAML (in a config directory or a paper root)
+        return f"config file {mark.name} is not valid YAML: {getattr(exc, 'problem', '')} (line {mark.line + 1})"
+    if isinstance(exc, OSError):
+        return f"a config cannot be read ({exc.strerror or exc})"
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    node = re.search(r"full_key: (\S+)", text)  # OmegaConf names the node (an interpolation's key)
+    if node and node.group(1) not in first and "Could not override" not in text:
+        first = f"{node.group(1)}: {first}"
+    if "Could not delete" in text:
+        key_name = first.split("'")[1] if "'" in first else first
+        return f"unknown parameter {key_name!r}" + (f" of {exp_id}" if exp_id else "")
+    if "Could not override" in text or "not in struct" in text:
+        key = first.split("'")[1] if "'" in first else first
+        where = f" of {exp_id}" if exp_id else ""
+        return f"unknown parameter {key!r}{where}; see 'privlab run {exp_id or 'ID'} --cfg job' for its parameters"
+    if "Could not find" in text and "experiment" in text:
+        return f"unknown experiment: {first}"
+    return first
+
+
+def sweep_jobs(overrides: list[str]) -> list[list[str]]:
+    """Expand sweep overrides (a=1,2 b=x,y) into the override lists of each job."""
+    try:
+        parsed = _parse(overrides)
+    except (HydraException, ValueError) as exc:
+        raise PrivlabError(hydra_error_line(exc)) from None
+    choices = []
+    for ov in parsed:
+        if ov.is_sweep_override():
+            values = sweep_values(ov)  # counted before listed; interval/glob: one line
+            choices.append([f"{ov.get_key_element()}={v}" for v in values])
+        else:
+            choices.append([str(ov.input_line)])
+    job_count(choices)
+    return [list(c) for c in itertools.product(*choices)]
+
+
+def override_value(overrides: list[str], key: str) -> str | None:
+    """The value the last override of ``key`` gives, as Hydra parses it (quotes removed)."""
+    found = None
+    for ov in _parse([o for o in overrides if o.split("=", 1)[0] == key]):
+        found = str(ov.value())
+    return found
+
+
+# launcher -> (plugin module, what to install)
+LAUNCHERS = {
+    "joblib": ("hydra_plugins.hydra_joblib_launcher", "hydra-joblib-launcher"),
+    "slurm": ("hydra_plugins.hydra_submitit_launcher", "hydra-submitit-launcher"),
+    "submitit_slurm": ("hydra_plugins.hydra_submitit_launcher", "hydra-submitit-launcher"),
+    "submitit_local": ("hydra_plugins.hydra_submitit_launcher", "hydra-submitit-launcher"),
+    "ray": ("hydra_plugins.hydra_ray_launcher", "hydra-ray-launcher (pip install -e '.[ray]')"),
+}
+
+
+def check_launcher(name: str) -> None:
+    """A launcher must be known and its plugin installed, before any job starts."""
+    if name == "basic":
+        return
+    if name not in LAUNCHERS:
+        raise PrivlabError(f"hydra/launcher must be one of basic, {', '.join(sorted(LAUNCHERS))}; got {name!r}")
+    module, package = LAUNCHERS[name]
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        found = False
+    if not found:
+        raise PrivlabError(f"hydra/launcher={name} is not installed: install {package}")

@@ -31,12 +31,20 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 from omegaconf import OmegaConf
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10
+    import tomli as tomllib
 
 from ._validation import PrivlabError
 from .claims import Claim, on_other_data
@@ -358,8 +366,6 @@ def _root_problem(path: Path) -> str:
 
 def path_roots() -> list[Path]:
     """The directories on ``PRIVLAB_PATH``; an entry that is not a paper root is one line naming it."""
-    import os
-
     out: list[Path] = []
     for entry in os.environ.get("PRIVLAB_PATH", "").split(os.pathsep):
         if not entry.strip():
@@ -386,9 +392,6 @@ def add_roots_to_path() -> None:
     """Put every PRIVLAB_PATH root's packages on ``sys.path`` (at import of the registry, so that a
     worker process imports a root's modules by name as its parent does); bad entries are left to
     `path_roots` to report."""
-    import os
-    import sys
-
     for entry in os.environ.get("PRIVLAB_PATH", "").split(os.pathsep):
         path = Path(entry.strip()).expanduser() if entry.strip() else None
         if path is None or _root_problem(path):
@@ -400,11 +403,6 @@ def add_roots_to_path() -> None:
 
 def _root_entry_points(root: Path) -> dict[str, str]:
     """``[project.entry-points."privlab.papers"]`` of a root's pyproject.toml (name -> module)."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib
-
     path = root / "pyproject.toml"
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -423,8 +421,6 @@ def _root_entry_points(root: Path) -> dict[str, str]:
 def _declared() -> tuple[_Declared, ...]:
     """Every paper declared: PRIVLAB_PATH roots first, then installed entry points (privlab's own
     among them). A root that is also installed (``pip install -e``) is declared once."""
-    from importlib.metadata import entry_points
-
     out: dict[str, _Declared] = {}
     for root in path_roots():
         for key, module in _root_entry_points(root).items():
@@ -463,8 +459,6 @@ def _unit_folder(module: Any) -> Path:
 
 def _project_root(module_name: str) -> Path | None:
     """The directory holding the unit's top-level package (where ``tests/`` of its project are)."""
-    import sys
-
     top = sys.modules.get(module_name.split(".")[0])
     path = getattr(top, "__file__", None)
     if path is None:
@@ -475,8 +469,6 @@ def _project_root(module_name: str) -> Path | None:
 
 def sources() -> list[str]:
     """Where the registry looks for papers, in words (said when it finds none)."""
-    import os
-
     return [
         f"entry points of group {ENTRY_POINTS} of the installed distributions (privlab's own five among them)",
         f"PRIVLAB_PATH ({os.environ.get('PRIVLAB_PATH') or 'not set'})",
@@ -524,8 +516,6 @@ def _load_papers() -> None:
 def reload() -> None:
     """Forget every paper from outside privlab and look again (``PRIVLAB_PATH`` or the installed
     entry points changed, e.g. in a test); privlab's own papers stay registered."""
-    import sys
-
     add_roots_to_path()
     keep = {k for k, p in _PAPERS.items() if p.distribution == "privlab" and not p.found_in.startswith("PRIVLAB")}
     external = [p.module for k, p in _PAPERS.items() if k not in keep] + sorted(_DECLARED_MODULES)

@@ -1,4 +1,8 @@
-"""Contracts between parameters: what each value may be is `privlab.params`; how values relate is here.
+"""Constraints over several parameters: what each value may be is `privlab.constraints`; how values relate is here.
+
+A `Relation` is a `privlab.constraints.Constraint` whose value is a config (or the block it reads):
+``check(name, config)`` (``name``: where the config sits, ``""`` for the whole one) returns the config
+or raises one line naming its parameters; ``describe()`` says what it requires.
 
 An experiment declares its relations beside its parameters (``relations=`` of
 `privlab.registry.experiment`)::
@@ -16,11 +20,14 @@ single parameters. Names are config paths as a user writes them: ``mc.chunk``, `
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ._validation import PrivlabError, _fmt
+from .constraints import Constraint, Int, List, MapOf, Optional, Real
+from .errors import PrivlabError
+from .errors import fmt as _fmt
 
 __all__ = ["Relation", "Ordered", "Each", "Subset", "Cost", "Product", "lookup", "check_relations", "memory_budget"]
 
@@ -78,8 +85,9 @@ def _show(x: float) -> str:
     return f"{x:,}" if isinstance(x, int) else f"{x:g}"
 
 
-class Relation:
-    """A contract between parameters: ``check(config)`` raises PrivlabError in one line naming them."""
+class Relation(Constraint):
+    """A constraint over several parameters: ``check(name, config)`` returns ``config`` or raises
+    PrivlabError in one line naming them (``name``, where the config sits, is "" for a whole one)."""
 
     def names(self) -> tuple[str, ...]:
         """The config paths the relation reads."""
@@ -88,7 +96,12 @@ class Relation:
     def describe(self) -> str:
         raise NotImplementedError
 
-    def check(self, config: Mapping[str, Any]) -> None:
+    def check(self, name: str, value: Any) -> Any:
+        self.holds(value)
+        return value
+
+    def holds(self, config: Mapping[str, Any]) -> None:
+        """Raise PrivlabError in one line naming the parameters if ``config`` breaks the relation."""
         raise NotImplementedError
 
     def violations(
@@ -125,7 +138,7 @@ class Ordered(Relation):
     def within(self, prefix: str) -> Ordered:
         return Ordered(*(_join(prefix, n) for n in self._names), strict=self.strict)
 
-    def check(self, config: Mapping[str, Any]) -> None:
+    def holds(self, config: Mapping[str, Any]) -> None:
         for left, right in zip(self._names, self._names[1:]):
             lows, highs = _numbers(left, lookup(config, left)), _numbers(right, lookup(config, right))
             if not lows or not highs:
@@ -208,9 +221,9 @@ class Each(Relation):
             return [(f"{self.block}.{k}", v) for k, v in value.items()]
         return [(f"{self.block}[{i}]", v) for i, v in enumerate(value or [])]
 
-    def check(self, config: Mapping[str, Any]) -> None:
+    def holds(self, config: Mapping[str, Any]) -> None:
         for path, _ in self._elements(config):
-            self.relation.within(path).check(config)
+            self.relation.within(path).holds(config)
 
     def violations(self, config: Mapping[str, Any], schema: Mapping[str, Any] | None = None):
         elements = self._elements(config)
@@ -245,7 +258,7 @@ class Subset(Relation):
             return list(value)
         return list(value) if isinstance(value, (list, tuple)) else [value]
 
-    def check(self, config: Mapping[str, Any]) -> None:
+    def holds(self, config: Mapping[str, Any]) -> None:
         allowed = self._items(lookup(config, self.of))
         for item in self._items(lookup(config, self.name)):
             if item not in allowed:
@@ -299,7 +312,7 @@ class Cost(Relation):
     def cost(self, config: Mapping[str, Any]) -> float:
         return self.fn(*(lookup(config, n) for n in self._names))
 
-    def check(self, config: Mapping[str, Any]) -> None:
+    def holds(self, config: Mapping[str, Any]) -> None:
         if any(lookup(config, n) is None for n in self._names):  # null: switched off or the default
             return
         cost = self.cost(config)
@@ -346,17 +359,15 @@ def _product(*values: Any) -> float:
 
 def _spec_at(schema: Mapping[str, Any], path: str) -> Any:
     """The spec that declares ``path`` in a params mapping (None if none does)."""
-    from . import params
-
     spec: Any = schema
     for token in _tokens(path):
-        while isinstance(spec, params.Optional):
+        while isinstance(spec, Optional):
             spec = spec.of
         if isinstance(spec, Mapping):
             spec = spec.get(token) if isinstance(token, str) else None
-        elif isinstance(spec, params.List) and isinstance(token, int):
+        elif isinstance(spec, List) and isinstance(token, int):
             spec = spec.of
-        elif isinstance(spec, params.MapOf) and isinstance(token, str):
+        elif isinstance(spec, MapOf) and isinstance(token, str):
             spec = spec.of
         else:
             return None
@@ -365,23 +376,17 @@ def _spec_at(schema: Mapping[str, Any], path: str) -> Any:
 
 def _largest(spec: Any) -> list[Any]:
     """The largest values ``spec`` allows (a list of its largest element for a list of numbers)."""
-    from . import params
-
-    if isinstance(spec, params.Optional):
+    if isinstance(spec, Optional):
         return _largest(spec.of)
-    if isinstance(spec, params.List) and isinstance(spec.of, params.Spec):
+    if isinstance(spec, List) and isinstance(spec.of, Constraint):
         return [[v] for v in _largest(spec.of)]
-    if isinstance(spec, (params.Int, params.Real)):
-        bound = spec.constraint
-        if bound.high is not None and not bound.high_open:
-            return [bound.kind(bound.high)]
+    if isinstance(spec, (Int, Real)) and spec.high is not None and not spec.high_open:
+        return [spec.kind(spec.high)]
     return []
 
 
 def memory_budget() -> int:
     """Half of this machine's physical memory, in bytes: what one run may plan to hold at once."""
-    import os
-
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):  # not a POSIX system: assume 8 GiB
@@ -407,7 +412,7 @@ def check_relations(relations: Sequence[Relation], config: Mapping[str, Any], *,
     """Check every relation on ``config`` (checked values of single parameters); one line on the first broken."""
     for relation in relations:
         try:
-            relation.check(config)
+            relation.holds(config)
         except KeyError as exc:  # a relation over a key the config lacks is a contract bug, not a user error
             what = f"relation {relation.describe()}{where} reads {exc.args[0]!r}, which is not a parameter"
             raise TypeError(what) from None

@@ -19,17 +19,19 @@ import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from jinja2 import Environment, PackageLoader, StrictUndefined
-from markupsafe import Markup
 
-from . import errata, ledger, registry
+from . import errata, ledger, registry, study
 from ._validation import PrivlabError
 from .claims import VERDICTS, counts_text
+from .pages import asset as _asset
+from .pages import cell as _cell
+from .pages import environment as _environment
+from .runner import atomic_write_text
+from .study import paper_summaries
 
 __all__ = [
     "MARKDOWN_NAME",
@@ -305,8 +307,6 @@ class Report:
     @property
     def robustness_summary(self) -> list[Any]:
         """Per paper, what its studies found (`privlab.study.paper_summaries`)."""
-        from .study import paper_summaries
-
         return paper_summaries(self.robustness)
 
     @property
@@ -360,10 +360,6 @@ def _entries(results_dir: Path, experiments: Sequence[registry.Experiment] | Non
 def _href(path: Path, results_dir: Path) -> str:
     """``path`` relative to the report (the HTML template URL-quotes it)."""
     return Path(os.path.relpath(path, results_dir)).as_posix()
-
-
-def _cell(value: Any) -> str:
-    return f"{value:.6g}" if isinstance(value, float) else str(value)
 
 
 def _read_table(run_dir: Path, results_dir: Path) -> Table:
@@ -573,8 +569,6 @@ def build_report(
 def _robustness(results_dir: Path) -> list[Any]:
     """The studies that ran into ``results_dir/studies`` (`privlab.study.outcomes`); a study file that
     cannot be read leaves the section out rather than the report."""
-    from . import study
-
     try:
         return list(study.outcomes(results_dir))
     except PrivlabError:
@@ -614,33 +608,6 @@ def _twins(papers: list[PaperReport]) -> list[TwinPair]:
 # ---------------------------------------------------------------------------------------
 # rendering
 # ---------------------------------------------------------------------------------------
-def _md_cell(value: Any) -> str:
-    """A Markdown table cell: pipes escaped, one line."""
-    return _cell(value).replace("|", "\\|").replace("\n", " ")
-
-
-@cache
-def _environment(html: bool) -> Environment:
-    env = Environment(
-        loader=PackageLoader("privlab", "templates"),
-        autoescape=html,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    env.filters["md"] = _md_cell
-    return env
-
-
-def _asset(name: str) -> Markup:
-    """A static file of the templates directory (style sheet, script), inlined verbatim."""
-    env = _environment(True)
-    assert env.loader is not None
-    source, _, _ = env.loader.get_source(env, name)
-    return Markup(source)
-
-
 def render_markdown(report: Report) -> str:
     """``REPORT.md`` text of ``report`` (template ``report.md.j2``)."""
     template = _environment(False).get_template("report.md.j2")
@@ -681,8 +648,6 @@ def write_report(
     Path
         The path of ``REPORT.md``; ``report.html`` lies beside it.
     """
-    from .runner import atomic_write_text
-
     results_dir = Path(results_dir)
     if require_results and not results_dir.is_dir():
         what = "is not a directory" if results_dir.exists() else "does not exist"

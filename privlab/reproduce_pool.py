@@ -29,8 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from joblib.externals.loky.process_executor import BrokenProcessPool
+
 from . import claims as claims_mod
 from . import registry, runner
+from ._pools import RenewablePool
+from .context import die_with_parent
 
 
 @dataclass(frozen=True)
@@ -48,8 +52,6 @@ class Outcome:
 def run_one(exp_id: str, cfg: Any, results_dir: str) -> Outcome:
     """Run one experiment (`runner.execute`); a fault is an `Outcome` with its line, its
     traceback in ``results/errors/`` (never raised: one experiment's fault stops only it)."""
-    from .context import die_with_parent
-
     die_with_parent()
     exp = registry.get(exp_id)
     try:
@@ -77,9 +79,6 @@ def run_concurrently(
     """Every ``(experiment, config)`` of ``runs`` on ``workers`` processes, the experiments of a
     paper one after the other; yields each `Outcome` as it finishes (``started(exp)`` when one is
     handed to a worker)."""
-    from joblib.externals.loky.process_executor import BrokenProcessPool
-
-    from ._pools import RenewablePool
 
     chains: dict[str, list[tuple[registry.Experiment, Any]]] = {}
     for exp, cfg in runs:

@@ -11,23 +11,35 @@ previous complete result or the new complete result, never a mixture.
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib.util
 import json
 import os
 import platform
 import subprocess
 import time
+import traceback
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
 import yaml
+from hydra import compose as hydra_compose
+from hydra import initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+from hydra.core.hydra_config import HydraConfig
+from hydra.errors import HydraException
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
+from . import datasets, mechanisms, params, registry, relations, store
+from . import figures as figures_mod
 from . import overrides as overrides_mod
-from . import params, registry, relations, store
 from ._validation import PrivlabError
+from .claims import COLUMNS
 from .context import RunContext
+from .overrides import hydra_error_line
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 # the source checkout privlab runs from, if any (its git commit goes into provenance); None when installed
@@ -57,8 +69,6 @@ def default_results_dir() -> Path:
 
 @functools.cache
 def _shared_conf() -> Path:
-    import importlib.util
-
     spec = importlib.util.find_spec("privlab.conf")
     if spec is None or not spec.submodule_search_locations:
         raise PrivlabError("privlab's config groups (the package privlab.conf) are not installed; reinstall privlab")
@@ -95,32 +105,6 @@ def register_resolvers() -> None:
 
 
 register_resolvers()
-
-
-def hydra_error_line(exc: BaseException, exp_id: str | None = None) -> str:
-    """Turn a Hydra/OmegaConf composition error into one line for the user."""
-    import re
-
-    mark = getattr(exc, "problem_mark", None)
-    if mark is not None:  # a config file that is not YAML (in a config directory or a paper root)
-        return f"config file {mark.name} is not valid YAML: {getattr(exc, 'problem', '')} (line {mark.line + 1})"
-    if isinstance(exc, OSError):
-        return f"a config cannot be read ({exc.strerror or exc})"
-    text = str(exc).strip()
-    first = text.splitlines()[0] if text else type(exc).__name__
-    node = re.search(r"full_key: (\S+)", text)  # OmegaConf names the node (an interpolation's key)
-    if node and node.group(1) not in first and "Could not override" not in text:
-        first = f"{node.group(1)}: {first}"
-    if "Could not delete" in text:
-        key_name = first.split("'")[1] if "'" in first else first
-        return f"unknown parameter {key_name!r}" + (f" of {exp_id}" if exp_id else "")
-    if "Could not override" in text or "not in struct" in text:
-        key = first.split("'")[1] if "'" in first else first
-        where = f" of {exp_id}" if exp_id else ""
-        return f"unknown parameter {key!r}{where}; see 'privlab run {exp_id or 'ID'} --cfg job' for its parameters"
-    if "Could not find" in text and "experiment" in text:
-        return f"unknown experiment: {first}"
-    return first
 
 
 def quote_override_value(value: str) -> str:
@@ -163,8 +147,6 @@ def validate_config(exp: registry.Experiment, cfg: DictConfig | dict) -> None:
     """Check every key of a composed config (resolved; or its plain dict) against the global contract,
     the experiment's declared parameters, its data set's loader and its mechanisms (one line on the
     first fault)."""
-    from . import datasets, mechanisms
-
     data = cfg if isinstance(cfg, dict) else OmegaConf.to_container(cfg, resolve=True)
     assert isinstance(data, dict)
     schema: dict = {**global_schema(), **exp.params}
@@ -206,13 +188,6 @@ def compose(exp_id: str, overrides=(), profile: str | None = None, *, hydra_node
 
     ``hydra_node=True`` keeps Hydra's own node (launcher, sweep and run directories), unresolved.
     """
-    from hydra import compose as hydra_compose
-    from hydra import initialize_config_dir
-    from hydra.core.global_hydra import GlobalHydra
-    from hydra.core.hydra_config import HydraConfig
-    from hydra.errors import HydraException
-    from omegaconf.errors import OmegaConfBaseException
-
     exp = registry.get(exp_id)  # a clear error for unknown ids before Hydra's
     path = config_path(exp)
     if path is None or not path.is_file():  # before Hydra's multi-line "Could not find": name the file
@@ -263,9 +238,6 @@ def resolve_app(exp: registry.Experiment, app: DictConfig, full: DictConfig | No
 
 def resolved_container(exp: registry.Experiment, app: DictConfig, full: DictConfig | None) -> dict:
     """`resolve_app` as a plain dict."""
-    from hydra.core.hydra_config import HydraConfig
-    from omegaconf.errors import OmegaConfBaseException
-
     if full is not None:
         HydraConfig.instance().set_config(full)
     try:
@@ -394,8 +366,6 @@ def table_to_csv(df: pd.DataFrame) -> str:
 
 def claims_to_csv(claims: list) -> str:
     """``claims.csv``: claim, printed, reproduced, verdict (agree / disagree / info), rule, note."""
-    from .claims import COLUMNS
-
     return pd.DataFrame([c.row() for c in claims], columns=list(COLUMNS)).to_csv(index=False, lineterminator="\n")
 
 
@@ -438,6 +408,7 @@ class RunOutcome:
 
 
 def _write_figure(fig, stem: Path) -> None:
+    # matplotlib: about 0.3 s to import, loaded only to draw
     import matplotlib.pyplot as plt
 
     fig.savefig(stem.with_suffix(".png"), dpi=130, bbox_inches="tight")
@@ -458,9 +429,8 @@ def write_outputs(
 ) -> list:
     """Write every output of a finished run into ``out_dir``, atomically (see `privlab.store`);
     ``figures=False`` leaves the experiment's figures out (a sweep's jobs, unless ``sweep_figures``)."""
+    # matplotlib: about 0.3 s to import, loaded only to draw
     import matplotlib
-
-    from . import figures as figures_mod
 
     matplotlib.use("Agg")
     claims = exp.check_claims(table, cfg)  # before anything is written: a failing claim writes nothing
@@ -494,8 +464,6 @@ def is_complete(out_dir: Path, cfg: DictConfig, exp: registry.Experiment | None 
     the table with the row count it was written with). Same: its config computes the same
     thing and, when ``exp`` is given, it was made by the same code version.
     """
-    import yaml
-
     out_dir = Path(out_dir)
     ok, _ = store.verify(out_dir)
     if not ok:
@@ -527,9 +495,6 @@ def code_version(exp: registry.Experiment) -> str:
 
 @functools.cache
 def _code_digest(key: str, module: str, folder: str, others: tuple[str, ...]) -> str:
-    import hashlib
-    import importlib.util
-
     top = importlib.util.find_spec(module.split(".")[0])
     roots = [Path(p) for p in (top.submodule_search_locations or []) if top is not None] if top else []
     if top is not None and not roots and top.origin:  # a top-level module, not a package
@@ -565,8 +530,6 @@ def error_log(results_dir: Path, exp: registry.Experiment) -> Path:
 
 def traceback_text(exp: registry.Experiment, exc: BaseException) -> str:
     """The first line says which experiment failed and why; the traceback follows."""
-    import traceback
-
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     return f"{exp.id}: {error_line(exc)}\n\n{text}"
 

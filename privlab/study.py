@@ -26,6 +26,7 @@ pages are built from it (the docs from the committed quick-scale outcomes in
 from __future__ import annotations
 
 import itertools
+import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,10 +35,13 @@ from typing import Any
 
 import pandas as pd
 import yaml
+from omegaconf import OmegaConf
 
-from . import registry, runner
+from . import app, registry, runner, store, sweeps
 from ._validation import PrivlabError
+from .multirun import format_value
 from .sweep_plots import label, sorted_values
+from .sweeps import ABSENT, CLAIMS_CSV, describe_where, values_text
 
 PROBES = ("reconstructed", "unstated", "stated")
 SCALES = runner.PROFILES  # quick, paper
@@ -68,23 +72,17 @@ class Study(registry.PaperScoped):
 
     def jobs(self, scale: str) -> list[list[str]]:
         """Every job's overrides at ``scale``: one per combination of the grid's values."""
-        from .multirun import format_value
-
         keys = self.keys(scale)
         combos = itertools.product(*[self.grid[scale][k] for k in keys])
         return [[*[f"{k}={format_value(v)}" for k, v in zip(keys, combo)], *self.fixed(scale)] for combo in combos]
 
     def sweep_overrides(self, scale: str) -> list[str]:
         """The study as one sweep's overrides (Hydra's ``key=a,b,c``)."""
-        from .multirun import format_value
-
         grid = [f"{k}={','.join(format_value(v) for v in values)}" for k, values in self.grid[scale].items()]
         return [*grid, *self.fixed(scale)]
 
     def baseline(self, scale: str = "quick") -> dict[str, Any]:
         """The experiment's own value of each key the grid moves (at ``scale``, with its fixed overrides)."""
-        from omegaconf import OmegaConf
-
         cfg = runner.compose(self.experiment, self.fixed(scale))
         out = {}
         for k in self.keys(scale):
@@ -211,8 +209,6 @@ class ClaimRobustness:
 
 def _held_range(values: list[Any], ok: list[bool], base_index: int, key: str) -> str:
     """The run of grid values around the baseline over which the verdict held, in words."""
-    from .sweeps import values_text
-
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):  # unordered: a set
         held = [v for v, good in zip(values, ok) if good]
         return "the whole grid" if len(held) == len(values) else values_text(key, held, values)
@@ -232,8 +228,6 @@ def robustness(claims: pd.DataFrame, baseline: Mapping[str, Any]) -> list[ClaimR
     """Per claim of a study's ``sweep_claims.csv`` (``claims``): its verdict at ``baseline`` (the
     experiment's own values of the swept keys) and where over the grid that verdict held or flipped.
     A job lacking the claim counts as ``absent``."""
-    from .sweeps import ABSENT, describe_where
-
     keys = [k for k in baseline if k in claims.columns]
     points = claims.drop_duplicates("job")[["job", *keys]].reset_index(drop=True)
     at_base = points
@@ -337,8 +331,6 @@ def _number(v: Any) -> Any:
 
 def outcomes(results_dir: Path) -> list[StudyOutcome]:
     """Every study that has a report under ``results_dir/studies`` (paper scale before quick)."""
-    from .sweeps import CLAIMS_CSV
-
     out = []
     for study in studies():
         for scale in reversed(SCALES):
@@ -378,9 +370,6 @@ def run_study(
 ) -> int:
     """``privlab study run NAME``: the study's sweep (resumed if it ran before), its report and the
     robustness of each claim; ``update`` also rewrites its committed quick-scale outcome."""
-    import shutil
-
-    from . import launch, store, sweeps
 
     if profile not in SCALES:
         raise PrivlabError(f"--profile must be one of {', '.join(SCALES)}; got {profile!r}")
@@ -394,10 +383,10 @@ def run_study(
     overrides = [*study.sweep_overrides(profile), f"hydra.sweep.dir={runner.quote_override_value(str(sweep_dir))}"]
     overrides += [f"results_dir={runner.quote_override_value(str(results_dir))}"]
     if jobs is not None:
-        overrides.append(f"hydra.launcher.n_jobs={jobs}")
+        overrides.append(f"hydra.launcher.workers={jobs}")
     status = 0
     try:
-        launch.run(study.experiment, [*overrides, "--multirun"])
+        app.run(study.experiment, [*overrides, "--multirun"])
     except SystemExit as exc:  # some jobs failed (said above): report the others, then exit as the sweep did
         status = int(exc.code or 0)
         if not any(p.name.isdigit() for p in sweep_dir.iterdir()):

@@ -11,6 +11,7 @@ and upper bounds) and its exact counterpart overlaid, on log scales where values
 from __future__ import annotations
 
 import itertools
+import textwrap
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -48,8 +49,6 @@ def label(value: Any) -> str:
 
 def wrap(title: str, fig: Any) -> str:
     """``title`` broken into lines that fit the figure's width (9-point text)."""
-    import textwrap
-
     return "\n".join(textwrap.wrap(title, max(30, int(fig.get_figwidth() * 14))))
 
 
@@ -79,6 +78,7 @@ def _grid(frame: pd.DataFrame, rows: str | None, cols: str) -> tuple[list[Any], 
 def _draw_grid(
     ax: Any, ys: list[Any], xs: list[Any], grid: np.ndarray, xlabel: str, ylabel: str | None, *, origin: str = "lower"
 ) -> None:
+    # matplotlib: about 0.3 s to import, loaded only to draw
     from matplotlib.colors import ListedColormap
 
     cmap = ListedColormap([VERDICT_COLOURS[v] for v in VERDICT_CODES])
@@ -96,6 +96,7 @@ def _draw_grid(
 
 
 def _legend(fig: Any, present: set[str]) -> None:
+    # matplotlib: about 0.3 s to import, loaded only to draw
     from matplotlib.patches import Patch
 
     handles = [
@@ -331,6 +332,7 @@ def heatmap(frame: pd.DataFrame, rows: str, cols: str, metric: str, title: str) 
     values = grid.to_numpy(float)
     norm = None
     if log_scale(values.ravel()):
+        # matplotlib: about 0.3 s to import, loaded only to draw
         from matplotlib.colors import LogNorm
 
         norm = LogNorm()

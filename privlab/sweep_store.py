@@ -27,9 +27,11 @@ A sweep directory holds, beside its jobs' result directories ``0``, ``1``, ... (
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import os
+import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +42,7 @@ import yaml
 
 from . import store
 from ._validation import PrivlabError
+from .runner import atomic_write_text
 
 PARTS = ".table"
 STORE = "sweep.parquet"
@@ -51,6 +54,7 @@ _META = b"privlab"  # the footer key of a part's (and the store's) description
 
 def _arrow():
     try:
+        # pyarrow: slow to import, loaded only for a sweep's Parquet store
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:  # a dependency of privlab; absent only in a broken environment
@@ -63,9 +67,6 @@ def _arrow():
 # ---------------------------------------------------------------------------------------
 def start_sweep(sweep_dir: Path, exp_id: str, jobs: Sequence[Sequence[str]]) -> None:
     """Record what the sweep is (``sweep.yaml``) and forget the failures of an earlier attempt."""
-    import shutil
-
-    from .runner import atomic_write_text
 
     shutil.rmtree(Path(sweep_dir) / FAILED_MARKERS, ignore_errors=True)
     text = yaml.safe_dump({"experiment": exp_id, "jobs": len(jobs)}, sort_keys=False)
@@ -227,6 +228,7 @@ def _param_type(values: list[Any]) -> Any:
 def _column(values: Any, kind: Any, rows: int) -> Any:
     """An Arrow array of type ``kind``: ``values`` an array to cast, or one value repeated."""
     pa, _ = _arrow()
+    # pyarrow: slow to import, loaded only for a sweep's Parquet store
     import pyarrow.compute as pc
 
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
@@ -382,8 +384,6 @@ def query(
 
 def iter_claims(sweep_dir: Path, jobs: Sequence[str]) -> Iterator[tuple[str, list[dict[str, str]]]]:
     """Each complete job's claims (rows of its ``claims.csv``; none if it checks none)."""
-    import csv
-
     for job in jobs:
         path = Path(sweep_dir) / job / "claims.csv"
         if not path.is_file():

@@ -22,8 +22,10 @@ and prints one line per claim: "agree in k of N jobs; disagrees where ...".
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,9 +33,10 @@ from typing import Any
 
 import pandas as pd
 
-from . import registry, sweep_store
+from . import pages, registry, sweep_plots, sweep_store
 from ._validation import PrivlabError
-from .sweep_plots import companions, label, sorted_values
+from .runner import atomic_write_text
+from .sweep_plots import MAX_PANELS, companions, label, sorted_values
 from .sweep_store import FAILED_MARKERS, Gathered  # noqa: F401  (FAILED_MARKERS: the launchers' marker folder)
 
 CLAIMS_CSV = "sweep_claims.csv"
@@ -50,8 +53,6 @@ ABSENT = "absent"
 def collect_claims(sweep_dir: Path, gathered: Gathered) -> pd.DataFrame:
     """Write ``sweep_claims.csv`` (job, swept parameters, claim, printed, reproduced, verdict, rule)
     and return it. A claim a job states twice keeps both rows, the second named ``claim [2]``."""
-    from .runner import atomic_write_text
-
     swept = gathered.swept
     rows: list[dict[str, Any]] = []
     for (job, claims), params in zip(sweep_store.iter_claims(sweep_dir, gathered.jobs), gathered.params):
@@ -194,9 +195,6 @@ def html_grids(
 ) -> list[Grid]:
     """The claim's verdict map as tables: a strip (one parameter), a grid (two), one grid per
     combination of the others' values beyond."""
-    import itertools
-
-    from .sweep_plots import MAX_PANELS
 
     swept = list(swept)
     col_key, row_key, rest = swept[-1], (swept[-2] if len(swept) > 1 else None), swept[:-2]
@@ -325,6 +323,7 @@ class SweepReport:
 
 
 def _save(fig: Any, path: Path) -> Path:
+    # matplotlib: about 0.3 s to import, loaded only to draw
     import matplotlib.pyplot as plt
 
     fig.savefig(path, dpi=110, bbox_inches="tight")  # long claim labels: nothing cut off
@@ -334,16 +333,16 @@ def _save(fig: Any, path: Path) -> Path:
 
 def write_sweep_report(sweep_dir, metrics=None, where: dict | None = None) -> SweepReport:
     """Gather the sweep (table and claims) and write its figures and ``sweep.html``."""
+    # matplotlib: about 0.3 s to import, loaded only to draw
     import matplotlib
 
     matplotlib.use("Agg")
-    from . import sweep_plots
-
     sweep_dir = Path(sweep_dir)
     gathered = sweep_store.gather(sweep_dir)
     swept, exp_id = gathered.swept, gathered.exp_id
     written = [sweep_dir / sweep_store.STORE, sweep_dir / sweep_store.TABLE_CSV]
     schema = sweep_store.schema_of(sweep_dir)
+    # pyarrow: slow to import, loaded only for a sweep's Parquet store
     import pyarrow as pa
 
     numeric = {f.name: pa.types.is_integer(f.type) or pa.types.is_floating(f.type) for f in schema}
@@ -401,8 +400,6 @@ def _metric_figures(
     where: Mapping[str, str],
     chosen: Sequence[str] | None,
 ) -> list[Path]:
-    from . import sweep_plots
-
     swept, exp_id = gathered.swept, gathered.exp_id
     if chosen:
         choose_metrics(names, numeric, None, swept, exp_id, chosen)  # a bad --metric: one line
@@ -440,8 +437,6 @@ def _safe(name: str) -> str:
 # sweep.html
 # ---------------------------------------------------------------------------------------
 def _data_uri(path: Path) -> str:
-    import base64
-
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
@@ -455,9 +450,6 @@ def _head_rows(sweep_dir: Path, n: int = 40) -> tuple[list[str], list[list[str]]
 
 def write_html(report: SweepReport) -> Path:
     """``sweep.html``: the sweep on one self-contained page (report.html's style sheet)."""
-    from .report import _asset, _environment
-    from .runner import atomic_write_text
-
     header, rows = _head_rows(report.sweep_dir)
     store_path = (report.sweep_dir / sweep_store.STORE).as_posix()
     first = report.gathered.swept[0] if report.gathered.swept else "job"
@@ -466,10 +458,10 @@ def write_html(report: SweepReport) -> Path:
         "import duckdb\n"
         f'duckdb.sql("SELECT \\"{first}\\", count(*) FROM \'{store_path}\' GROUP BY 1 ORDER BY 1").show()',
     ]
-    template = _environment(True).get_template("sweep.html.j2")
+    template = pages.environment(True).get_template("sweep.html.j2")
     page = template.render(
         report=report,
-        css=_asset("report.css"),
+        css=pages.asset("report.css"),
         data_uri=_data_uri,
         header=header,
         rows=rows,

@@ -31,6 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import registry
+from .check import reference_path
 
 __all__ = ["conformance", "check_experiment", "run_cli", "reference_table", "paper_root", "write_project"]
 
@@ -72,8 +73,6 @@ def run_cli(
 
 def reference_table(exp_id: str, *, profile: str = "quick", **read_csv) -> pd.DataFrame:
     """The committed reference table of experiment ``exp_id`` at ``profile`` (quick or paper)."""
-    from .check import reference_path
-
     return pd.read_csv(reference_path(registry.get(exp_id), profile), **read_csv)
 
 

@@ -35,8 +35,15 @@ from ._common import CENSUS, POOL, POS, table_of
     smoke=("samples=2000",),
 )
 def diffinf(cfg, ctx):
-    grid = (cfg.a1s, cfg.ratios, cfg.epsilons)
-    return bk.ratio_grid(*grid, cfg.samples, cfg.trim, seed_sequence=ctx.seed_sequence, map_fn=ctx.map)
+    return bk.ratio_grid(
+        a1s=cfg.a1s,
+        ratios=cfg.ratios,
+        epsilons=cfg.epsilons,
+        samples=cfg.samples,
+        trim=cfg.trim,
+        seed_sequence=ctx.seed_sequence,
+        map_fn=ctx.map,
+    )
 
 
 @experiment(
@@ -57,8 +64,15 @@ def diffinf(cfg, ctx):
     smoke=("dataset.n=3000", "n_queries=50", "ls=[4]"),
 )
 def corruption(cfg, ctx):
-    t, pool = table_of(cfg, ctx, cfg.table), (cfg.n_queries, cfg.selectivity)
-    return bk.corruption_table(t, cfg.ls, cfg.fakes, cfg.max_size, *pool, seed_sequence=ctx.seed_sequence)
+    return bk.corruption_table(
+        table_of(cfg, ctx, cfg.table),
+        ls=cfg.ls,
+        fakes=cfg.fakes,
+        max_size=cfg.max_size,
+        n_queries=cfg.n_queries,
+        selectivity=cfg.selectivity,
+        seed_sequence=ctx.seed_sequence,
+    )
 
 
 diffinf.judged_by(verdicts.diffinf, limits="claims", large_a1="large_a1")

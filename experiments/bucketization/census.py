@@ -93,9 +93,18 @@ def fig4_mse(cfg, ctx):
     smoke=("tables=[EDU]", "thetas=[4]", "n_queries=200", "query_chunk=100"),
 )
 def fig5_re(cfg, ctx):
-    grid = (tables_of(cfg, ctx), cfg.thetas, mechanisms(cfg, ctx, memo=True), cfg.offset, cfg.max_size)
-    pool = (cfg.n_queries, cfg.selectivity, cfg.query_chunk)
-    return bk.re_table(*grid, *pool, seed_sequence=ctx.seed_sequence, map_fn=ctx.map)
+    return bk.re_table(
+        tables_of(cfg, ctx),
+        thetas=cfg.thetas,
+        mechanisms=mechanisms(cfg, ctx, memo=True),
+        offset=cfg.offset,
+        max_size=cfg.max_size,
+        n_queries=cfg.n_queries,
+        selectivity=cfg.selectivity,
+        query_chunk=cfg.query_chunk,
+        seed_sequence=ctx.seed_sequence,
+        map_fn=ctx.map,
+    )
 
 
 DATA: dict[str, Any] = {"kind": data_kind, "columns": "columns"}  # what the data can check

@@ -24,8 +24,15 @@ from ._common import POS, RUNTIME, RUNTIME_TOL, SMOKE_PRUNINGS, labels, mechanis
 )
 def fig7a_runtime_n(cfg, ctx):
     counts = {n: np.bincount(table_of(cfg, ctx, cfg.table, {**cfg.dataset, "n": n}).sa) for n in cfg.ns}
-    search = (mechanisms(cfg, ctx), cfg.theta, cfg.offset, cfg.max_size, cfg.repeats, cfg.timings)
-    return bk.runtime_vs_n(counts, *search)
+    return bk.runtime_vs_n(
+        counts,
+        mechanisms=mechanisms(cfg, ctx),
+        theta=cfg.theta,
+        offset=cfg.offset,
+        max_size=cfg.max_size,
+        repeats=cfg.repeats,
+        timings=cfg.timings,
+    )
 
 
 @experiment(
@@ -43,8 +50,17 @@ def fig7a_runtime_n(cfg, ctx):
 )
 def fig7b_runtime_scaleup(cfg, ctx):
     sa = table_of(cfg, ctx, cfg.table).sa
-    search = (mechanisms(cfg, ctx), cfg.theta, cfg.offset, cfg.max_size, cfg.repeats, cfg.timings)
-    return bk.runtime_vs_scaleup(sa, cfg.gammas, *search, seed_sequence=ctx.seed_sequence)
+    return bk.runtime_vs_scaleup(
+        sa,
+        gammas=cfg.gammas,
+        mechanisms=mechanisms(cfg, ctx),
+        theta=cfg.theta,
+        offset=cfg.offset,
+        max_size=cfg.max_size,
+        repeats=cfg.repeats,
+        timings=cfg.timings,
+        seed_sequence=ctx.seed_sequence,
+    )
 
 
 fig7a_runtime_n.judged_by(verdicts.fig7a_runtime_n, limits="claims", labels=labels, timings="timings")

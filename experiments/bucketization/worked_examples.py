@@ -62,7 +62,8 @@ def remark312_count(cfg, ctx):
     params=INSTANCE,
 )
 def example420_partition(cfg, ctx):
-    return bk.example420_table(cfg.counts, cfg.F, bk.BucketSetting(**cfg.setting), seed=ctx.seed_sequence("example420"))
+    setting = bk.BucketSetting(sizes=cfg.setting.sizes, counts=cfg.setting.counts)
+    return bk.example420_table(cfg.counts, cfg.F, setting, seed=ctx.seed_sequence("example420"))
 
 
 @experiment(
@@ -73,7 +74,7 @@ def example420_partition(cfg, ctx):
     relations=(Ordered("sizes[0]", "sizes[1]"),),
 )
 def example523_pair_list(cfg, ctx):
-    return bk.pair_list_table(cfg.n, *cfg.sizes)
+    return bk.pair_list_table(cfg.n, s1=cfg.sizes[0], s2=cfg.sizes[1])
 
 
 @experiment(
@@ -84,7 +85,7 @@ def example523_pair_list(cfg, ctx):
     params=INSTANCE,
 )
 def example532_three_sizes(cfg, ctx):
-    return bk.capacity_table(cfg.counts, cfg.F, bk.BucketSetting(**cfg.setting))
+    return bk.capacity_table(cfg.counts, cfg.F, bk.BucketSetting(sizes=cfg.setting.sizes, counts=cfg.setting.counts))
 
 
 @experiment(

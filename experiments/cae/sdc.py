@@ -5,16 +5,16 @@ shared contract (a data set's coding, the SDC parameters, tolerances); Table 2 a
 from typing import Any
 
 from privlab import cae, datasets, mechanisms
-from privlab.params import Bool, Int, List, MapOf, Optional, Real, Spec, Str, validate
+from privlab.params import Bool, Constraint, Int, List, MapOf, Optional, Real, Str, validate
 from privlab.registry import Tolerance, experiment
 
 from . import figures, verdicts
 
 
-class DatasetBlock(Spec):
+class DatasetBlock(Constraint):
     """A nested ``dataset`` block (a name and its loader's parameters, or ``path=``)."""
 
-    def allowed(self) -> str:
+    def describe(self) -> str:
         return "a dataset block: a name and its loader's parameters"
 
     def check(self, name: str, value: Any) -> Any:
@@ -37,10 +37,10 @@ CODING = {  # how CAE codes one data set (`privlab.cae.prepare`)
 }
 
 
-class Coding(Spec):
+class Coding(Constraint):
     """A data set's coding block, or null: the data set is switched off (a twin on other data)."""
 
-    def allowed(self) -> str:
+    def describe(self) -> str:
         return "null (switched off) or a data set's coding block"
 
     def check(self, name: str, value: Any) -> Any:

@@ -71,10 +71,22 @@ table1_fig1.judged_by(verdicts.table1_fig1, limits="claims")
     smoke=("grids.instances=3",),
 )
 def formulas(cfg, ctx):
-    p, ex, s = cfg.printed, cfg.example, cfg.salary_domain
-    printed = {k: p[k].value for k in dv.PRINTED_FORMULAS}
-    appendix, instance = p.maximised.appendix, cfg.sampling_instance
-    return dv.formula_table(printed, ex.x, ex.p, appendix, s, instance, **cfg.grids, map_fn=ctx.map)
+    grids = cfg.grids
+    return dv.formula_table(
+        {k: cfg.printed[k].value for k in dv.PRINTED_FORMULAS},
+        values=cfg.example.x,
+        probs=cfg.example.p,
+        appendix=cfg.printed.maximised.appendix,
+        salary=cfg.salary_domain,
+        sampling_instance=cfg.sampling_instance,
+        instances=grids.instances,
+        n_values=grids.n_values,
+        q_values=grids.q_values,
+        noise_levels=grids.noise_levels,
+        domain_sizes=grids.domain_sizes,
+        M_values=grids.M_values,
+        map_fn=ctx.map,
+    )
 
 
 formulas.judged_by(verdicts.formulas)

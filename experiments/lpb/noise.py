@@ -26,8 +26,15 @@ NR_FIGURES = {f"fig{n}_{a.replace('-', '_')}": figures.noise_ratio(a, n) for a, 
     smoke=("n_queries=40",),
 )
 def fig2_4_noise_ratio(cfg, ctx):
-    grid = (cfg.panels, cfg.rho2_grid, calibration(cfg, ctx), cfg.n_queries)
-    return lpb.lpb_noise_ratio(columns(cfg, ctx), *grid, seed_sequence=ctx.seed_sequence, map_fn=ctx.map)
+    return lpb.lpb_noise_ratio(
+        columns(cfg, ctx),
+        panels=cfg.panels,
+        rho2_grid=cfg.rho2_grid,
+        calibration=calibration(cfg, ctx),
+        n_queries=cfg.n_queries,
+        seed_sequence=ctx.seed_sequence,
+        map_fn=ctx.map,
+    )
 
 
 fig2_4_noise_ratio.judged_by(verdicts.fig2_4_noise_ratio, claim_rho2="claim_rho2", limits="claims")
@@ -61,8 +68,17 @@ fig5_dp_noise_ratio.judged_by(verdicts.fig5_dp_noise_ratio, limits="claims")
     smoke=("n_queries=40",),
 )
 def fig5_lpb_vs_dp(cfg, ctx):
-    grid = (cfg.panels, cfg.rho2_grid, cfg.epsilons, cfg.target_index, cfg.n_queries, calibration(cfg, ctx))
-    return lpb.lpb_vs_dp_grid(columns(cfg, ctx), *grid, seed_sequence=ctx.seed_sequence, map_fn=ctx.map)
+    return lpb.lpb_vs_dp_grid(
+        columns(cfg, ctx),
+        panels=cfg.panels,
+        rho2_grid=cfg.rho2_grid,
+        epsilons=cfg.epsilons,
+        target_index=cfg.target_index,
+        n_queries=cfg.n_queries,
+        calibration=calibration(cfg, ctx),
+        seed_sequence=ctx.seed_sequence,
+        map_fn=ctx.map,
+    )
 
 
 fig5_lpb_vs_dp.judged_by(verdicts.fig5_lpb_vs_dp, limits="claims")
@@ -90,9 +106,20 @@ fig5_lpb_vs_dp.judged_by(verdicts.fig5_lpb_vs_dp, limits="claims")
     smoke=("n_responses=200", "chunk=100"),
 )
 def breach_check(cfg, ctx):
-    grid = (cfg.panels, cfg.rho2, cfg.priors, cfg.eps_factors, cfg.target_index, cfg.n_responses, cfg.chunk)
-    run = {"seed_sequence": ctx.seed_sequence, "map_fn": ctx.map, "log": ctx.log}
-    return lpb.breach_grid(columns(cfg, ctx), *grid, calibration(cfg, ctx), **run)
+    return lpb.breach_grid(
+        columns(cfg, ctx),
+        panels=cfg.panels,
+        rho2=cfg.rho2,
+        priors=cfg.priors,
+        eps_factors=cfg.eps_factors,
+        target_index=cfg.target_index,
+        n_responses=cfg.n_responses,
+        chunk=cfg.chunk,
+        calibration=calibration(cfg, ctx),
+        seed_sequence=ctx.seed_sequence,
+        map_fn=ctx.map,
+        log=ctx.log,
+    )
 
 
 breach_check.judged_by(verdicts.breach_check, rho2="rho2", limits="claims")

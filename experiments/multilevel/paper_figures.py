@@ -47,13 +47,25 @@ def retention(cfg) -> list[float]:
 
 def counts(cfg, ctx, name: str, prior):
     """F[X, Y_a, Y_b, Y_c] for the X distribution ``name``: resumable, shared by fig5, fig6 and agreement."""
-    mc = cfg.mc
-    what = {"prior": prior, "ps": retention(cfg), "domain_size": prior.size, "trials": mc.trials, "chunk": mc.chunk}
-    what.update(seed=ctx.seed_sequence("mc", name), kernel=mc.kernel)
-    how = {"map_fn": ctx.map_unordered, "workers": ctx.n_jobs, "checkpoint_seconds": mc.checkpoint_seconds}
-    how.update(log=lambda m: ctx.log(f"{name}: {m}"), progress=ctx.progress)
-    checkpoint = ctx.checkpoint("multilevel_mc", **ml.collusion_identity(**what))
-    return ml.collusion_counts(**what, **how, checkpoint=checkpoint)
+    mc, ps, seed = cfg.mc, retention(cfg), ctx.seed_sequence("mc", name)
+    identity = ml.collusion_identity(
+        prior, ps, domain_size=prior.size, trials=mc.trials, chunk=mc.chunk, seed=seed, kernel=mc.kernel
+    )
+    return ml.collusion_counts(
+        prior,
+        ps,
+        domain_size=prior.size,
+        trials=mc.trials,
+        chunk=mc.chunk,
+        seed=seed,
+        kernel=mc.kernel,
+        map_fn=ctx.map_unordered,
+        workers=ctx.n_jobs,
+        checkpoint=ctx.checkpoint("multilevel_mc", **identity),
+        checkpoint_seconds=mc.checkpoint_seconds,
+        log=lambda m: ctx.log(f"{name}: {m}"),
+        progress=ctx.progress,
+    )
 
 
 @experiment(
@@ -157,10 +169,18 @@ def fig7_independent(cfg, ctx):
     smoke=("table_sizes=[2000]", "m_max=20", "m_step=10", "timings=false"),
 )
 def fig8_overhead(cfg, ctx):
-    setting = (cfg.table_sizes, cfg.m_max, cfg.domain_size, cfg.c, cfg.m_step, cfg.naive_max_bytes)
     serial = partial(ctx.map, desc="fig8", n_jobs=1)  # timings: one table size at a time (no memory-bandwidth race)
-    seeds = partial(ctx.seed_sequence, "fig8")
-    return ml.overhead_table(*setting, seed_sequence=seeds, timed=cfg.timings, map_fn=serial)
+    return ml.overhead_table(
+        table_sizes=cfg.table_sizes,
+        m=cfg.m_max,
+        domain_size=cfg.domain_size,
+        c=cfg.c,
+        step=cfg.m_step,
+        naive_max_bytes=cfg.naive_max_bytes,
+        seed_sequence=partial(ctx.seed_sequence, "fig8"),
+        timed=cfg.timings,
+        map_fn=serial,
+    )
 
 
 fig7_independent.judged_by(verdicts.fig7_independent, limits="claims", mechanism="mechanism", domain_size="domain_size")

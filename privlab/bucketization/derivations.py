@@ -61,6 +61,7 @@ def symbols() -> dict[str, Any]:
     """The names a printed formula may use (positive symbols), and lcm / gcd that stay
     unevaluated on symbols (sympy's own would turn lcm(S1, S2) into S1*S2). Built on first use:
     sympy is slow to import."""
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     names = "a1 a2 b b1 b2 epsilon eps s n S S1 S2 g k l c L loss0 b10 b20 o r F f x".split()
@@ -88,6 +89,7 @@ def _exact(printed: str, *names: str) -> Any:
 # --- Section 2.1: the Laplace mechanism and the noisy ratio ---------------------------------
 def _laplace_moments() -> tuple[Any, Any]:
     """Mean and variance of Laplace(b), by integrating its density (2b)^-1 exp(-|x|/b)."""
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     x, b = symbols()["x"], symbols()["b"]
@@ -134,6 +136,7 @@ def _delta_method() -> tuple[Any, Any]:
     """Second-order delta method for a2~/a1~ with independent Laplace(b) noise (variance
     2 b^2, from `laplace_variance`'s integral): E ~ f + (1/2) sum f_ii Var_i,
     Var ~ sum f_i^2 Var_i, f(u, v) = v / u at (a1, a2)."""
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     sym = symbols()
@@ -165,6 +168,7 @@ def theorem2_variance(printed: str) -> Case:
 
 
 def _limit(expr: Any) -> Any:
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     sym = symbols()
@@ -175,6 +179,7 @@ def theorem2_mean_exists(printed: str) -> Case:
     """Whether E[a2~/a1~] is finite, as an approximation of it presumes (printed: "finite" or
     "infinite"). a1~ = a1 + Laplace(b) has density at least c = exp(-(a1 + 1)/b) / (2b) > 0 on
     (-1, 1), so E|1/a1~| >= c * integral of 1/|x| over (0, 1), which sympy finds infinite."""
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     sym = symbols()
@@ -193,6 +198,7 @@ def theorem2_mean_exists(printed: str) -> Case:
 
 def corollary24_mean(printed: str) -> Case:
     """The limit of the derived mean of a2~/a1~ as a1 grows with a2 = r a1 (printed: a2/a1)."""
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     sym = symbols()
@@ -213,6 +219,7 @@ def corollary24_variance(printed: str) -> Case:
 def _bucket_error() -> Any:
     """Sum over the ordered pairs (t, t') of one bucket of size s of (1/s - [t = t'])^2:
     s pairs with t = t' and s (s - 1) with t != t'."""
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     s = symbols()["s"]
@@ -228,6 +235,7 @@ def mse_bucket(printed: str) -> Case:
 
 
 def mse_one_bucket(printed: str) -> Case:
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     p, sym = parse(printed, symbols()), symbols()
@@ -239,6 +247,7 @@ def mse_one_bucket(printed: str) -> Case:
 
 def loss_setting(printed: str) -> Case:
     """Loss of {(S1, b1), (S2, b2)}: n - (number of buckets), with n = b1 S1 + b2 S2."""
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     sym = symbols()
@@ -437,6 +446,7 @@ def list_length(printed: str) -> Case:
 
 def lemma524_loss_step(printed: str) -> Case:
     """Loss(k + 1) - Loss(k) along L, with pair k = (b10 - k S2/g, b20 + k S1/g)."""
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     sym = symbols()
@@ -587,6 +597,7 @@ def eq16_pc_step(printed: str) -> Case:
 def sec6_fake_share(printed: str) -> Case:
     """Share of fakes among the l - c + k values left after c of l records are corrupted,
     and its growth in c (a larger c leaves a larger share of fakes)."""
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     sym = symbols()
@@ -603,6 +614,7 @@ def sec6_fake_share(printed: str) -> Case:
 
 def sec6_certainty(printed: str) -> Case:
     """Certainty that a value left is real after all but one record (c = l - 1) are corrupted."""
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     sym = symbols()

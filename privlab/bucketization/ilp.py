@@ -93,6 +93,7 @@ class OptimalResult:
 def _cbc(time_limit: float):
     """CBC through COIN_CMD pointed at the CBC binary bundled with PuLP (PuLP 3.3 deprecates
     PULP_CBC_CMD, the older spelling of the same thing); PULP_CBC_CMD where that is missing."""
+    # PuLP and HiGHS: the ILP solvers load only when an ILP is solved
     import pulp
     from pulp.apis import coin_api
 
@@ -108,6 +109,7 @@ def _highs(time_limit: float, start_vars: Sequence[Any] = ()):
     HiGHS's default 1e-4 would call a setting 0.01 % above the bound optimal). With
     ``start_vars`` (the integer variables b_S) it first searches the relaxation's
     neighbourhood for a starting setting (`_neighbourhood_start`)."""
+    # PuLP and HiGHS: the ILP solvers load only when an ILP is solved
     import pulp
 
     if not hasattr(pulp, "HiGHS") or not pulp.HiGHS().available():
@@ -123,6 +125,7 @@ def _highs_class() -> type:
     with output on, before PuLP turns output off) and solving from `_neighbourhood_start`
     when given start variables. A class made on first use: PuLP and highspy are imported
     only when an ILP is solved."""
+    # PuLP and HiGHS: the ILP solvers load only when an ILP is solved
     import highspy
     import pulp
 
@@ -168,6 +171,7 @@ def _neighbourhood_start(h: Any, cols: list[int], deadline: float) -> Any:
     nodes at most), or None. Stops at the first solution that meets the relaxation's bound
     rounded up (then it is optimal). ``h`` is left with its bounds, integrality and
     options as it came."""
+    # PuLP and HiGHS: the ILP solvers load only when an ILP is solved
     import highspy
 
     idx = np.asarray(cols, dtype=np.int32)
@@ -219,6 +223,7 @@ def _solver_exceptions() -> tuple[type[BaseException], ...]:
     binary is missing, not executable or of the wrong architecture), subprocess errors, and
     the ArithmeticError / ValueError / RuntimeError of a solution PuLP cannot read or a
     solver library that fails."""
+    # PuLP and HiGHS: the ILP solvers load only when an ILP is solved
     import pulp
 
     return (pulp.PulpSolverError, OSError, subprocess.SubprocessError, ArithmeticError, ValueError, RuntimeError)
@@ -244,6 +249,7 @@ def _run_solver(prob, solver: str, time_limit: float, start_vars: Sequence[Any] 
 
 def _var(prob, name, **kw):
     """prob.add_variable where PuLP has it (3.3+: the LpVariable constructor is deprecated)."""
+    # PuLP and HiGHS: the ILP solvers load only when an ILP is solved
     import pulp
 
     if hasattr(prob, "add_variable"):
@@ -281,6 +287,7 @@ class _Model:
 def _model(o: np.ndarray, F: np.ndarray, max_size: int, two_sizes: bool) -> _Model | None:
     """The multi-size (or two-size) ILP of present values ``o`` > 0 with thresholds ``F``
     (module docstring); None when no size can be filled (no valid setting)."""
+    # PuLP and HiGHS: the ILP solvers load only when an ILP is solved
     import pulp
 
     n = int(o.sum())
@@ -321,6 +328,7 @@ def _model(o: np.ndarray, F: np.ndarray, max_size: int, two_sizes: bool) -> _Mod
 
 def _solve(o, F, max_size, time_limit, two_sizes: bool, solver: str) -> OptimalResult:
     try:
+        # PuLP and HiGHS: the ILP solvers load only when an ILP is solved
         import pulp
     except ImportError as exc:  # PuLP itself missing: the same outcome as a missing solver
         return OptimalResult("solver error", None, 0.0, time_limit, message=f"ImportError: {exc}")

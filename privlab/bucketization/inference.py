@@ -95,6 +95,7 @@ def ratio_summary(
     dict with a1, ratio, epsilon, approx_mean, approx_var, median, median_se, trimmed_mean,
     trimmed_se, p_nonpos, p_nonpos_exact, p_nonpos_se and factor (approx_mean / ratio).
     """
+    # SciPy: slow to import, loaded only for this computation
     from scipy.stats import trim_mean
 
     size = check_int("size", size, low=1, high=MAX_SAMPLES)

@@ -48,6 +48,7 @@ def _check_subsets(o, u, demand) -> bool:
 
 def max_flow_allocation(o: np.ndarray, u: np.ndarray, demand: np.ndarray) -> tuple[int, np.ndarray]:
     """Max-flow from values to sizes; returns (flow value, allocation matrix x_ij)."""
+    # SciPy: slow to import, loaded only for this computation
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import maximum_flow
 

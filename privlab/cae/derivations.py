@@ -69,6 +69,7 @@ def symbols() -> dict[str, Any]:
     """The symbols a printed formula may use, all positive: ``p`` (a value's probability), ``f``
     (f_{d_i}), ``Ms`` (|M_s|), ``Mo`` (|M_o|), ``D`` (|D|), ``n`` (records), ``Q`` (a query set's
     size), ``L`` and ``U`` (an interval's ends). Built on first use: sympy is slow to import."""
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     return {n: sp.Symbol(n, positive=True) for n in ("p", "f", "Ms", "Mo", "D", "n", "Q", "L", "U")}
@@ -82,6 +83,7 @@ def shannon_h0(printed_term: str, probs: Sequence[float]) -> Case:
     ``printed_term`` is one value's term in ``p`` (the seed: ``p*log(1/p, 2)``); the instance
     is the sum over ``probs``.
     """
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     s = symbols()
@@ -115,6 +117,7 @@ def sampling_total(printed: str, instance: Mapping[str, float]) -> Case:
 
     The p_i are affine in f, so the total is ``p(f = |M_s|) + (|D| - 1) p(f = 0)``.
     """
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     s = symbols()
@@ -285,6 +288,7 @@ def noise_support(M_values: Sequence[int]) -> Case:
     """privlab's reading of the binomial noise with maximum M [reconstructed: the seed names the
     distribution and M only]: ``Binomial(M, 1/2) - M/2`` has support ``[-M/2, M/2]`` (width M)
     and mean 0, by sympy.stats on each M."""
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
     from sympy.stats import Binomial, E, density
 

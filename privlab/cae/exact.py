@@ -91,6 +91,7 @@ def unique_noise(level: float, grid: Any) -> Moments:
     -------
     four arrays of shape (|D|,)
     """
+    # SciPy: slow to import, loaded only for this computation
     from scipy.stats import binom
 
     grid = check_array("grid", grid, dtype=float)
@@ -140,6 +141,7 @@ def chi2_agreement(estimate: Any, exact: Any, se: Any, *, exact_tol: float = 1e-
     ``n_exact`` (entries with se = 0), ``exact_max_diff`` (their largest ``|estimate - exact|``) and
     ``exact_ok`` (1.0 when that is below ``exact_tol``, else 0.0).
     """
+    # SciPy: slow to import, loaded only for this computation
     from scipy import stats
 
     try:

@@ -32,6 +32,7 @@ def lp_bounds(A: Any, b: Any, d_min: float, d_max: float, records: Any) -> tuple
     records : array_like of int
         The unknowns to bound.
     """
+    # SciPy: slow to import, loaded only for this computation
     from scipy.optimize import linprog
     from scipy.sparse import csr_matrix, issparse
 

@@ -80,6 +80,7 @@ class QueryRestriction:
 
     def equations(self) -> tuple[Any, np.ndarray]:
         """The system ``A r = answers`` over records (``A`` a scipy CSR 0/1 matrix, shape (k, n))."""
+        # SciPy: slow to import, loaded only for this computation
         from scipy.sparse import csr_matrix
 
         Q, k = self.set_size, self.n_queries

@@ -9,7 +9,7 @@ mixture (`privlab.datasets.simulated.gaussian_mixture`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -20,7 +20,14 @@ from ._checks import check_points
 
 if TYPE_CHECKING:
     from .histogram import Histogram
-    from .mechanisms import Sanitizer
+
+
+class Sanitizer(Protocol):
+    """What the utility rows need of a sanitizer of `privlab.isolation.mechanisms` (which imports this
+    module, so the type is stated here rather than imported): its release of a database, as a view."""
+
+    def utility(self, *args: Any, **kwargs: Any) -> Any: ...
+
 
 __all__ = [
     "kmeans",

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validation import PrivlabError, check_int, check_real
+from ..constraints import Int, Real
+from ..relations import Ordered
+from ..validation import PrivlabError, check_int, check_real, validate_params
 from .examples import attribute_summary
 
 __all__ = [
@@ -32,6 +34,10 @@ __all__ = [
 ]
 
 
+RHO = Real(0, 1, low_open=True, high_open=True)  # a prior or posterior threshold
+DELTA = Real(0, low_open=True)  # a query's global sensitivity
+
+
 def check_rhos(rho1: float, rho2: float) -> tuple[float, float]:
     """Validate 0 < rho1 < rho2 < 1."""
     r1 = check_real("rho1", rho1, low=0, high=1, low_open=True, high_open=True)
@@ -41,11 +47,11 @@ def check_rhos(rho1: float, rho2: float) -> tuple[float, float]:
     return r1, r2
 
 
+@validate_params(Ordered("rho1", "rho2"), rho1=RHO, rho2=RHO)
 def amplification_bound(rho1: float, rho2: float) -> float:
     """gamma = rho2 (1 - rho1) / (rho1 (1 - rho2)): the largest amplification that
     still guarantees (rho1, rho2)-privacy (Evfimievski et al., Theorem 2 of the paper)."""
-    r1, r2 = check_rhos(rho1, rho2)
-    return r2 * (1 - r1) / (r1 * (1 - r2))
+    return rho2 * (1 - rho1) / (rho1 * (1 - rho2))
 
 
 def lpb_epsilon(rho1: float, rho2: float) -> float:
@@ -53,6 +59,7 @@ def lpb_epsilon(rho1: float, rho2: float) -> float:
     return float(np.log(amplification_bound(rho1, rho2)))
 
 
+@validate_params(delta=DELTA)
 def laplace_scale(delta: float, rho1: float, rho2: float) -> float:
     """LPB's Laplace scale ``lam = delta / ln(rho2 (1 - rho1) / (rho1 (1 - rho2)))``.
 
@@ -68,16 +75,16 @@ def laplace_scale(delta: float, rho1: float, rho2: float) -> float:
     float
         The scale lambda of the Laplace noise.
     """
-    d = check_real("delta", delta, low=0, low_open=True)
-    return d / lpb_epsilon(rho1, rho2)
+    return delta / lpb_epsilon(rho1, rho2)
 
 
+@validate_params(universe_size=Int(2))
 def differential_identifiability_scale(delta: float, universe_size: int, rho: float) -> float:
     """Lee and Clifton's rule, LPB's special case rho1 = 1/|U|: ``delta / ln((m - 1) rho / (1 - rho))``."""
-    m = check_int("universe_size", universe_size, low=2)
-    return laplace_scale(delta, 1.0 / m, rho)
+    return laplace_scale(delta, 1.0 / universe_size, rho)
 
 
+@validate_params(rho1_min=RHO, rho1_max=RHO, points=Int(2, 10**6))
 def lambda_table(
     columns: Mapping[str, np.ndarray], rho2: float, rho1_min: float, rho1_max: float, points: int
 ) -> pd.DataFrame:
@@ -102,9 +109,6 @@ def lambda_table(
         One row per (attribute, rho1): ``rho2``, ``delta``, ``epsilon``, ``lambda``,
         ``universe_size`` and ``lambda_di``.
     """
-    lo = check_real("rho1_min", rho1_min, low=0, high=1, low_open=True, high_open=True)
-    hi = check_real("rho1_max", rho1_max, low=0, high=1, low_open=True, high_open=True)
-    n = check_int("points", points, low=2, high=10**6)
     if not isinstance(columns, Mapping) or not columns:
         raise PrivlabError("columns must be a non-empty mapping of attribute names to columns")
     rows = []
@@ -112,7 +116,7 @@ def lambda_table(
         s = attribute_summary(column)
         d, m = float(s["sensitivity"]), int(s["universe_size"])
         lam_di = differential_identifiability_scale(d, m, rho2)
-        for r1 in np.linspace(lo, hi, n):
+        for r1 in np.linspace(rho1_min, rho1_max, points):
             eps, lam = lpb_epsilon(r1, rho2), laplace_scale(d, r1, rho2)
             rows.append({"attribute": a, "rho1": round(float(r1), 10), "rho2": rho2, "delta": d, "epsilon": eps})
             rows[-1].update({"lambda": lam, "universe_size": m, "lambda_di": lam_di})

@@ -7,11 +7,18 @@ come from `privlab.lpb.advice`, the code that reproduces the paper.
 
 from __future__ import annotations
 
+import json as json_mod
 import sys
 from pathlib import Path
 
-from .. import store
+import numpy as np
+import pandas as pd
+
+from .. import datasets, store
 from .._validation import PrivlabError
+from ..plots import new_figure
+from . import advice
+from .calibration import check_rhos
 
 HELP = "choose epsilon for a statistic you publish (LPB's rule)"
 DESCRIPTION = (
@@ -44,9 +51,6 @@ def configure(p) -> None:
 
 
 def epsilon_data(source: str):
-    import pandas as pd
-
-    from .. import datasets
 
     if source in datasets.NAMES:
         return datasets.load(source), source
@@ -61,6 +65,7 @@ def epsilon_data(source: str):
 
 def check_plot_path(plot: str) -> Path:
     """``--plot``'s file: not a directory, and of an image format matplotlib writes (or no extension: PNG)."""
+    # matplotlib: about 0.3 s to import, loaded only to draw
     from matplotlib.figure import Figure
 
     path = Path(plot)
@@ -75,13 +80,6 @@ def check_plot_path(plot: str) -> Path:
 
 def run(args) -> int:
     """Print (or write as JSON) LPB's epsilon for each ``--column``; exit status 0."""
-    import json as json_mod
-
-    import numpy as np
-    import pandas as pd
-
-    from . import advice
-    from .calibration import check_rhos
 
     try:
         rho1, rho2 = check_rhos(args.rho1, args.rho2)
@@ -155,8 +153,6 @@ def run(args) -> int:
                 f"(sd {r['noise_sd']:.3g}), {100 * r['relative_noise']:.3g}% of the statistic"
             )
     if args.plot:
-        from ..plots import new_figure
-
         fig, ax = new_figure(5.5, 3.6)
         grid = np.linspace(min(rho1, rho2) / 10, rho2 * 0.999, 200)
         for r in results:

@@ -45,6 +45,7 @@ import pandas as pd
 from .._validation import MapFn, PrivlabError, check_distribution, check_int, check_mapping, check_real
 from ..formulas import Case, Checker, check_all, compare, describe, function, parse, same, value_at
 from ._checks import check_cells, check_ps, check_s
+from .exact import copy_given_x, posterior
 from .perturbation import uv as privlab_uv
 
 __all__ = [
@@ -76,6 +77,7 @@ UV = Callable[[float, float, float, int], tuple[float, float, float, float]]
 @functools.cache
 def symbols() -> dict[str, Any]:
     """`SYMBOLS` as positive sympy symbols (built on first use: sympy is slow to import)."""
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     return {n: sp.Symbol(n, positive=True) for n in SYMBOLS}
@@ -104,6 +106,7 @@ def _grid_points(points: Any, what: str) -> list[GridPoint]:
 def _symbolic(case: str, printed: str, derived: Any, points: Sequence[Mapping[str, float]]) -> Case:
     """A printed formula against a derived expression on the grid's points (`privlab.formulas.compare`):
     shown at the first point, the derivation factored."""
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     points = _values(points, [], case)
@@ -202,6 +205,7 @@ def chain_kernel() -> tuple[Any, Any]:
     """Pr[Y_a = y | Y_b = z] (same, other) for copies at p_a < p_b, solved from the derivation
     slide's requirements: X -> Y_b -> Y_a (X independent of Y_a given Y_b) and both copies
     uni-pert, i.e. T(p_b) K = T(p_a). Unique for p_b > 0."""
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     sym = symbols()
@@ -268,6 +272,7 @@ def conditional_cases(printed: Mapping[str, str], points: Sequence[Mapping[str, 
     """
     printed = check_mapping("printed", printed, _COND_KEYS)
     points = _values(points, ("pa", "pb", "s"), "conditional_cases")
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     sym = symbols()
@@ -339,6 +344,7 @@ def _requirements(e: Mapping[str, Any], points: Sequence[Mapping[str, float]]) -
 @functools.cache
 def _solved_uv() -> dict[str, Any]:
     """u1 + v1, u2, v2 solved from the new copy's conditional law given its neighbours."""
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     sym = symbols()
@@ -397,6 +403,7 @@ def uv_cases(printed: Mapping[str, str], points: Sequence[Mapping[str, float]], 
     points = _values(points, ("p", "pl", "pr", "s"), "uv_cases")
     if not callable(uv):
         raise PrivlabError("uv must be a function (p, p_l, p_r, s) -> (u_eq, v_eq, u_ne, v_ne)")
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     solved = _solved_uv()
@@ -659,6 +666,7 @@ def lemma2_cases(
     points = _grid_points(points, "lemma2_cases")
     for m in steps:
         check_cells(f"lemma2_cases: a chain of {m:,} steps", check_int("steps[]", m, low=2))
+    # SymPy: about 0.5 s to import, loaded only by the formula audit
     import sympy as sp
 
     sym = symbols()
@@ -725,8 +733,6 @@ def estimator_cases(points: Sequence[GridPoint], uv: UV = privlab_uv) -> list[Ca
     the expected counts of the algorithm's law, against `exact.posterior` and
     `exact.copy_given_x` (the chain law, computed without u/v)."""
     points = _grid_points(points, "estimator_cases")
-    from .exact import copy_given_x, posterior
-
     out_all, out_c, out_copy = 0.0, 0.0, 0.0
     used = [g for g in points if len(g.ps) == 3]
     if not used:

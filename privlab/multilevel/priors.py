@@ -32,6 +32,7 @@ import pandas as pd
 from .. import params
 from .._lazy import lazy
 from .._validation import PrivlabError, _fmt, check_array, check_distribution, check_mapping, check_real
+from ..datasets import check_spec
 from ._checks import MAX_CELLS, check_cells, check_s
 
 stats = lazy("scipy.stats")
@@ -67,15 +68,15 @@ _OPTIONAL: dict[str, dict[str, Any]] = {  # keys a block may leave out
 PRIOR_KINDS = tuple(_SCHEMAS)
 
 
-class PriorSpec(params.Spec):
+class PriorSpec(params.Constraint):
     """Contract of one prior block: a ``kind`` and exactly that kind's parameters."""
 
-    def allowed(self) -> str:
+    def describe(self) -> str:
         return "a mapping with kind: one of " + ", ".join(PRIOR_KINDS) + " and that kind's parameters"
 
     def check(self, name: str, value: Any) -> dict[str, Any]:
         if not isinstance(value, Mapping) or "kind" not in value:
-            raise PrivlabError(f"{name} must be {self.allowed()}, got {_fmt(value)}")
+            raise PrivlabError(f"{name} must be {self.describe()}, got {_fmt(value)}")
         kind = params.Choice(*PRIOR_KINDS).check(f"{name}.kind", value["kind"])
         optional = _OPTIONAL[kind]
         rest = {k: v for k, v in value.items() if k != "kind" and k not in optional}
@@ -84,8 +85,6 @@ class PriorSpec(params.Spec):
             if key in value:
                 out[key] = spec.check(f"{name}.{key}", value[key])
         if kind in ("marginal", "binned"):
-            from ..datasets import check_spec
-
             check_spec(
                 dict(out["dataset"]) if isinstance(out["dataset"], Mapping) else out["dataset"], name=f"{name}.dataset"
             )

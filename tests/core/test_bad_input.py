@@ -5,13 +5,17 @@ wrong type, each bound just outside, huge, NaN/inf, an empty list, a bad list el
 unknown choice: `Spec.invalid`, from the same `privlab.constraints` declaration that checks
 them) and good ones (each bound just inside: `Spec.valid`); every relation between parameters
 (`privlab.relations`) yields settings that break it, each value allowed on its own. A bad value must be refused at
-compose time with one line naming the parameter; a good one must compose. A sample also goes
+compose time with one line naming the parameter; a good one must compose. Every public entry point of the
+library that declares its arguments (`privlab.validation.validate_params`) is called with each value its
+constraints refuse. A sample also goes
 through the command line: one line ``privlab: error: ...``, exit 2, nothing written.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
+import importlib.util
 import math
 import os
 import subprocess
@@ -24,6 +28,7 @@ import pytest
 from privlab import PrivlabError, multirun, params, registry, runner
 from privlab.constraints import Constraint
 from privlab.relations import Cost
+from privlab.validation import declared
 
 GLOBALS = {k: v for k, v in runner.global_schema().items() if k in ("seed", "cache", "profile")}
 
@@ -206,3 +211,30 @@ def test_cli_bad_input_one_line_nothing_written(tmp_path, args):
         else []
     )
     assert written == [], written
+
+
+# --- the library's declared entry points (privlab.validation.validate_params) ---------------------
+def _declared_table():
+    for paper in registry.papers():  # every paper's library, so that its declarations are made
+        if importlib.util.find_spec(f"privlab.{paper}"):
+            importlib.import_module(f"privlab.{paper}")
+    return [
+        pytest.param(qualname, name, value, id=f"{qualname}:{name}={what}")
+        for qualname, fn in sorted(declared().items())
+        if not qualname.startswith("tests.")
+        for name, constraint in fn.constraints.items()
+        for what, value in constraint.invalid()
+    ]
+
+
+def test_entry_points_declare_their_constraints():
+    assert len({q for q, *_ in (p.values for p in _declared_table())}) >= 5
+
+
+@pytest.mark.parametrize("qualname, name, value", _declared_table())
+def test_declared_entry_point_refuses_bad_argument(qualname, name, value):
+    fn = declared()[qualname]
+    with pytest.raises(PrivlabError) as err:
+        fn(**{name: value})  # refused before the body runs, whatever else the call lacks
+    text = str(err.value)
+    assert "\n" not in text and text.startswith(f"{name} must"), text

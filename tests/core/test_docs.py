@@ -201,7 +201,7 @@ def _argv(command: str) -> list[str]:
 
 def dry_check(command: str) -> None:
     """Parse and compose a privlab command without running it (raises on a bad one)."""
-    from privlab import cli, launch, registry, runner
+    from privlab import app, cli, registry, runner
 
     argv = _argv(command)
     assert argv[:1] == ["privlab"] and len(argv) > 1, command
@@ -212,11 +212,10 @@ def dry_check(command: str) -> None:
         return
     if rest[0] == "run":
         exp = registry.get(rest[1])
-        hydra_args = rest[2:]
-        if any(a in ("--cfg", "-c", "--help", "-h", "--info") for a in hydra_args):
+        _, args = app.parse(rest[2:])  # as privlab run parses them
+        if args.cfg or args.info or args.help:
             return
-        overrides = [a for a in hydra_args if not a.startswith("-")]
-        launch.prevalidate(exp.id, overrides, "--multirun" in hydra_args or "-m" in hydra_args)
+        app.prevalidate(exp.id, args.overrides, bool(args.multirun))
         return
     args = cli.build_parser().parse_args(rest)
     if getattr(args, "profile", None) is not None:

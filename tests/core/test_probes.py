@@ -137,7 +137,7 @@ PROBES = [
     Probe("range of a billion jobs", ["run", F1, "rho2=range(0,1000000000)", "--multirun"], "makes 1,000,000,000 jobs, at most 100,000"),
     Probe("sweeps multiplying past the bound", ["run", F1, "rho2=range(0,400)", "seed=range(0,400)", "--multirun"], "= 160,000 jobs, at most 100,000"),
     Probe("joblib n_jobs=0", ["run", F1, "hydra/launcher=joblib", "hydra.launcher.n_jobs=0", "rho2=0.3,0.4", "--multirun"], "hydra.launcher.n_jobs must be an integer other than 0"),
-    Probe("own launcher n_jobs=0", ["run", F1, "hydra.launcher.n_jobs=0", "rho2=0.3,0.4", "--multirun"], "hydra.launcher.n_jobs must be an integer other than 0"),
+    Probe("privlab launcher workers=0", ["run", F1, "hydra.launcher.workers=0", "rho2=0.3,0.4", "--multirun"], "hydra.launcher.workers must be an integer other than 0"),
     Probe("a very long key", ["run", F1, "a" * 5000 + "=1"], "is 5,000 characters long; no parameter name is longer"),
     Probe("unwritable hydra.run.dir", ["run", F1, "hydra.run.dir=/proc/privlab"], "hydra.run.dir /proc/privlab is not a writable directory"),
     Probe("results path longer than the file system allows", ["run", F1, "results_dir=/tmp/" + "a" * 300], "is not a usable directory (File name too long)"),

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from omegaconf import OmegaConf
 
-from privlab import PrivlabError, multirun, runner, store, sweep_store
-from privlab.launch import sweep_jobs
+from privlab import PrivlabError, app, multirun, runner, store, sweep_store
+from privlab.overrides import sweep_jobs
 
 # a paper whose one experiment fails, or kills its worker, at chosen values of n
 SWEEPY = {
@@ -212,7 +212,7 @@ def test_failed_job_is_one_line_and_a_log(sweepy, tmp_path, capsys):
 @pytest.mark.slow  # ~40-80 s: three pools of worker processes start
 def test_dead_worker_fails_its_job_only(sweepy, cli):
     """A job whose worker process dies (os._exit) is one line; the jobs beside it in the pool complete."""
-    res = cli("run", "sweepy/line", "n=2,3,4,5,6", "die_at=4", "--multirun", "hydra.launcher.n_jobs=2", timeout=300)
+    res = cli("run", "sweepy/line", "n=2,3,4,5,6", "die_at=4", "--multirun", "hydra.launcher.workers=2", timeout=300)
     assert res.returncode == 2, res.stderr
     lines = [line for line in res.stderr.splitlines() if line.strip()]
     assert lines[0].startswith("privlab: error: job 2 (n=4 die_at=4): RuntimeError: the worker process running it died")
@@ -232,16 +232,16 @@ def test_progress_lines_with_time_left(sweepy, tmp_path, capsys):
 
 
 def test_launcher_choice():
-    assert multirun.uses_own_launcher(["a=1,2", "hydra.sweep.dir=/x", "hydra.launcher.n_jobs=2"])
-    assert not multirun.uses_own_launcher(["a=1,2", "hydra/launcher=basic"])
-    assert not multirun.uses_own_launcher(["a=1,2", "hydra.launcher.partition=cpu"])
+    assert app.launcher(["a=1,2", "hydra.sweep.dir=/x", "hydra.launcher.workers=2"]) == "privlab"
+    assert app.launcher(["a=1,2", "hydra/launcher=basic"]) == "basic"
+    assert app.launcher(["hydra/launcher=joblib", "a=1,2", "hydra/launcher=basic"]) == "basic"
 
 
 @pytest.mark.slow  # ~30-50 s: three sweeps through the command line
 def test_same_tables_as_hydras_launcher(sweepy, cli, tmp_path):
-    """The own launcher and Hydra's (basic) write the same files for every job, byte for byte."""
+    """privlab's launcher and Hydra's basic one write the same files for every job, byte for byte."""
     sweep = ["sweepy/line", "n=2,3", "slope=1.0,-2.0", "--multirun"]
-    own = cli("run", *sweep, f"hydra.sweep.dir={tmp_path / 'own'}", "hydra.launcher.n_jobs=2")
+    own = cli("run", *sweep, f"hydra.sweep.dir={tmp_path / 'own'}", "hydra.launcher.workers=2")
     basic = cli("run", *sweep, f"hydra.sweep.dir={tmp_path / 'basic'}", "hydra/launcher=basic")
     assert own.returncode == 0 and basic.returncode == 0, own.stderr + basic.stderr
     for num in range(4):
@@ -262,7 +262,7 @@ def test_killed_sweep_resumes(sweepy, tmp_path):
 
     env = {**os.environ, "PRIVLAB_RESULTS": str(tmp_path)}
     args = [sys.executable, "-m", "privlab.cli", "run", "sweepy/line", "n=range(1,31)", "--multirun"]
-    args += [f"hydra.sweep.dir={tmp_path / 's'}", "hydra.launcher.n_jobs=2"]
+    args += [f"hydra.sweep.dir={tmp_path / 's'}", "hydra.launcher.workers=2"]
     proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.time() + 120
     while time.time() < deadline and len(list((tmp_path / "s").glob("[0-9]*"))) < 5:

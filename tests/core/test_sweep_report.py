@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privlab import multirun, sweep_plots, sweeps
-from privlab.launch import sweep_jobs
+from privlab.overrides import sweep_jobs
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"

@@ -108,9 +108,10 @@ def test_ray_launcher_config_composes():
     assert launcher.ray.init.address == "ray://head:10001" and launcher.ray.remote.num_cpus == 2
 
 
-def test_default_launcher_is_parallel_joblib():
+def test_default_launcher_is_privlabs_pool_on_every_core():
     cfg = runner.compose("lpb/fig1_lambda", hydra_node=True)
-    assert cfg.hydra.launcher._target_.endswith("JoblibLauncher") and cfg.hydra.launcher.n_jobs == -1
+    assert cfg.hydra.launcher._target_.endswith("privlab_launcher.PrivlabLauncher") and cfg.hydra.launcher.workers == -1
+    assert cfg.hydra.sweeper._target_.endswith("privlab_launcher.PrivlabSweeper")
 
 
 @pytest.mark.parametrize("backend", ["threading", "loky"])
