@@ -3,10 +3,17 @@
 Each class bundles a release (`privlab.isolation.sanitizers`, `.histogram`) with its
 natural adversaries (`privlab.isolation.adversaries`) behind one interface:
 
-* `Sanitizer.attack`: release ``db``, let the adversaries output one point per target,
-  and report columns describing the release (checked by `privlab.isolation.checkers`);
-* `Sanitizer.utility`: the release as weighted points and a box-count estimator, for
-  `privlab.isolation.utility`.
+* the constructor takes the release's *setting* (diffprivlib's shape: the mechanism's
+  parameters in the constructor, the data in the call): the privacy parameter ``T``, the box
+  ``[low, high]^d`` of the data, the auxiliary draws ``aux`` from D and a shared
+  ``index`` of the database, beside the sanitizer's own parameters (``scale``, ...);
+  `Sanitizer.with_setting` gives a copy with another setting (the engines set ``T``, the
+  box, ``aux`` and ``index`` on the configured sanitizers);
+* `Sanitizer.attack(db, targets, seeds)`: release ``db``, let the adversaries output one
+  point per target, and report columns describing the release (checked by
+  `privlab.isolation.checkers`);
+* `Sanitizer.utility(db, seeds)`: the release as weighted points and a box-count
+  estimator, for `privlab.isolation.utility`.
 
 A new sanitizer is a subclass here (or anywhere importable) plus one config file;
 `privlab.isolation.simulation` runs any of them. ``seed_names`` lists the random streams
@@ -16,7 +23,7 @@ a sanitizer draws from (the run provides one SeedSequence per name).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -77,45 +84,68 @@ class UtilityView:
     noise_rms: tuple[float, float]
 
 
+@dataclass(frozen=True, kw_only=True)
 class Sanitizer:
-    """A sanitizer of the isolation experiments (see the module docstring)."""
+    """A sanitizer of the isolation experiments (see the module docstring).
+
+    Parameters
+    ----------
+    T : int or None
+        The privacy parameter it releases at (at least ``min_T``); None: not set yet (set it
+        with `with_setting` before a release).
+    low, high : float
+        The box ``[low, high]^d`` the data lives in.
+    aux : array (>= m, d) or None
+        Draws from the data distribution (for sanitizers with ``needs_aux``).
+    index : DistanceIndex or None
+        ``distance_index(db)`` of the database it will release, shared with the isolation
+        test (a sanitizer that asks distance questions of db reuses it).
+    """
+
+    T: int | None = None
+    low: float = -1.0
+    high: float = 1.0
+    aux: np.ndarray | None = field(default=None, repr=False, compare=False)
+    index: DistanceIndex | None = field(default=None, repr=False, compare=False)
 
     seed_names: ClassVar[tuple[str, ...]] = ()
     min_T: ClassVar[int] = 1  # the smallest T it can release at (a histogram needs 2)
     needs_aux: ClassVar[bool] = False  # its adversary uses draws from D (the aux-only baseline)
 
-    def attack(
-        self,
-        db: np.ndarray,
-        targets: np.ndarray,
-        T: int,
-        seeds: Seeds,
-        *,
-        aux: np.ndarray | None = None,
-        low: float = -1.0,
-        high: float = 1.0,
-        index: DistanceIndex | None = None,
-    ) -> Attack:
-        """Release ``db`` with privacy parameter ``T`` and return the adversaries' outputs for ``targets``.
+    def __post_init__(self) -> None:
+        if self.T is not None:
+            check_int("T", self.T, low=self.min_T)
+        low, high = check_real("low", self.low), check_real("high", self.high)
+        if not low < high:
+            raise PrivlabError(f"low must be below high (the box of the data), got {low:g} and {high:g}")
+
+    def with_setting(self, **setting: Any) -> Sanitizer:
+        """A copy released at another setting (any of ``T``, ``low``, ``high``, ``aux``, ``index``)."""
+        unknown = set(setting) - {"T", "low", "high", "aux", "index"}
+        if unknown:
+            raise PrivlabError(f"with_setting takes T, low, high, aux and index; got {', '.join(sorted(unknown))}")
+        return replace(self, **setting)
+
+    @property
+    def release_T(self) -> int:
+        """``T``, which a release needs."""
+        if self.T is None:
+            raise PrivlabError(f"{type(self).__name__} needs T: build it with T=... or use with_setting(T=...)")
+        return int(self.T)
+
+    def attack(self, db: np.ndarray, targets: np.ndarray, seeds: Seeds) -> Attack:
+        """Release ``db`` and return the adversaries' outputs for ``targets``.
 
         Parameters
         ----------
         db : array (n, d) inside [low, high]^d
         targets : int array (m,)
-        T : int
         seeds : mapping
             One seed per name of ``seed_names``.
-        aux : array (>= m, d) or None
-            Draws from the data distribution (for adversaries with ``needs_aux``).
-        low, high : float
-            The box the data lives in.
-        index : DistanceIndex or None
-            ``distance_index(db)``, shared with the isolation test (a sanitizer that asks
-            distance questions of db reuses it).
         """
         raise NotImplementedError
 
-    def utility(self, db: np.ndarray, T: int, seeds: Seeds, *, low: float = -1.0, high: float = 1.0) -> UtilityView:
+    def utility(self, db: np.ndarray, seeds: Seeds) -> UtilityView:
         """Release ``db`` and return what an analyst sees of it."""
         raise PrivlabError(f"{type(self).__name__} releases nothing an analyst could use")
 
@@ -126,21 +156,10 @@ class AuxOnly(Sanitizer):
 
     needs_aux: ClassVar[bool] = True
 
-    def attack(
-        self,
-        db: np.ndarray,
-        targets: np.ndarray,
-        T: int,
-        seeds: Seeds,
-        *,
-        aux: np.ndarray | None = None,
-        low: float = -1.0,
-        high: float = 1.0,
-        index: DistanceIndex | None = None,
-    ) -> Attack:
-        if aux is None or len(aux) < len(targets):
+    def attack(self, db: np.ndarray, targets: np.ndarray, seeds: Seeds) -> Attack:
+        if self.aux is None or len(self.aux) < len(targets):
             raise PrivlabError(f"aux must hold at least {len(targets)} draws from the data distribution")
-        return Attack([AdversaryOutput("distribution_draw", np.asarray(aux)[: len(targets)], True)])
+        return Attack([AdversaryOutput("distribution_draw", np.asarray(self.aux)[: len(targets)], True)])
 
 
 @dataclass(frozen=True)
@@ -152,22 +171,12 @@ class RecursiveHistogram(Sanitizer):
     seed_names: ClassVar[tuple[str, ...]] = ("hist_adv",)
     min_T: ClassVar[int] = 2
 
-    def attack(
-        self,
-        db: np.ndarray,
-        targets: np.ndarray,
-        T: int,
-        seeds: Seeds,
-        *,
-        aux: np.ndarray | None = None,
-        low: float = -1.0,
-        high: float = 1.0,
-        index: DistanceIndex | None = None,
-    ) -> Attack:
-        hist = build_histogram(db, T, low, high)
+    def attack(self, db: np.ndarray, targets: np.ndarray, seeds: Seeds) -> Attack:
+        T = self.release_T
+        hist = build_histogram(db, T, self.low, self.high)
         leaf = hist.point_leaf[targets]
         lows, sides = hist.leaf_low[leaf], hist.leaf_side[leaf]
-        chk = check_histogram_release(db, hist.leaves(), T, low, high)
+        chk = check_histogram_release(db, hist.leaves(), T, self.low, self.high)
         passed = all(chk[k] for k in ("counts_match", "partition", "below_T", "parents_full"))
         return Attack(
             [
@@ -177,8 +186,8 @@ class RecursiveHistogram(Sanitizer):
             {"leaves": hist.leaf_count.size, "release_checked": float(passed and chk["total"] == db.shape[0])},
         )
 
-    def utility(self, db: np.ndarray, T: int, seeds: Seeds, *, low: float = -1.0, high: float = 1.0) -> UtilityView:
-        hist = build_histogram(db, T, low, high)
+    def utility(self, db: np.ndarray, seeds: Seeds) -> UtilityView:
+        hist = build_histogram(db, self.release_T, self.low, self.high)
         return UtilityView(
             hist.leaf_centre,
             hist.leaf_count.astype(float),
@@ -202,22 +211,13 @@ class Perturbation(Sanitizer):
     seed_names: ClassVar[tuple[str, ...]] = ("perturb",)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         check_real("scale", self.scale, low=0)
         check_int("n_checked", self.n_checked, low=0)
 
-    def attack(
-        self,
-        db: np.ndarray,
-        targets: np.ndarray,
-        T: int,
-        seeds: Seeds,
-        *,
-        aux: np.ndarray | None = None,
-        low: float = -1.0,
-        high: float = 1.0,
-        index: DistanceIndex | None = None,
-    ) -> Attack:
-        released, _ = perturb_release(db, T, self.scale, seeds["perturb"], indices=targets, index=index)
+    def attack(self, db: np.ndarray, targets: np.ndarray, seeds: Seeds) -> Attack:
+        T = self.release_T
+        released, _ = perturb_release(db, T, self.scale, seeds["perturb"], indices=targets, index=self.index)
         k = min(self.n_checked, len(targets))
         ratios = perturbation_noise_ratios(db, targets[:k], released[:k], T)
         ratios = ratios[np.isfinite(ratios)]
@@ -228,8 +228,8 @@ class Perturbation(Sanitizer):
         }
         return Attack([AdversaryOutput("perturbed_point", released, True)], extra)
 
-    def utility(self, db: np.ndarray, T: int, seeds: Seeds, *, low: float = -1.0, high: float = 1.0) -> UtilityView:
-        released, sd = perturb_release(db, T, self.scale, seeds["perturb"])
+    def utility(self, db: np.ndarray, seeds: Seeds) -> UtilityView:
+        released, sd = perturb_release(db, self.release_T, self.scale, seeds["perturb"])
         cols = column_range(released)
         return UtilityView(
             released,
@@ -258,26 +258,16 @@ class HistogramPlusPerturbation(Sanitizer):
     LENGTHS: ClassVar[tuple[str, ...]] = ("diameter", "side")
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         check_real("scale", self.scale, low=0)
         check_choice("noise_length", self.noise_length, self.LENGTHS)
 
-    def _release(self, db: np.ndarray, T: int, seeds: Seeds, low: float, high: float) -> Any:
+    def _release(self, db: np.ndarray, seeds: Seeds) -> Any:
         scale = self.scale if self.noise_length == "diameter" else self.scale / np.sqrt(db.shape[1])
-        return histogram_plus_perturbation(db, T, seeds["hp"], scale=scale, low=low, high=high)
+        return histogram_plus_perturbation(db, self.release_T, seeds["hp"], scale=scale, low=self.low, high=self.high)
 
-    def attack(
-        self,
-        db: np.ndarray,
-        targets: np.ndarray,
-        T: int,
-        seeds: Seeds,
-        *,
-        aux: np.ndarray | None = None,
-        low: float = -1.0,
-        high: float = 1.0,
-        index: DistanceIndex | None = None,
-    ) -> Attack:
-        rel = self._release(db, T, seeds, low, high)
+    def attack(self, db: np.ndarray, targets: np.ndarray, seeds: Seeds) -> Attack:
+        rel = self._release(db, seeds)
         in_hist = np.isin(targets, rel.hist_index)
         pos_p = np.searchsorted(rel.perturbed_index, targets)
         pos_h = np.searchsorted(rel.hist_index, targets)
@@ -294,8 +284,8 @@ class HistogramPlusPerturbation(Sanitizer):
             ]
         )
 
-    def utility(self, db: np.ndarray, T: int, seeds: Seeds, *, low: float = -1.0, high: float = 1.0) -> UtilityView:
-        rel = self._release(db, T, seeds, low, high)
+    def utility(self, db: np.ndarray, seeds: Seeds) -> UtilityView:
+        rel = self._release(db, seeds)
         h, n = rel.histogram, db.shape[0]
         half, n_pert = h.leaf_count.sum(), rel.perturbed.shape[0]
         cols = column_range(rel.perturbed)
@@ -328,20 +318,10 @@ class BadSanitizer(Sanitizer):
     seed_names: ClassVar[tuple[str, ...]] = ("perturb",)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         check_int("disguised", self.disguised, low=0)
 
-    def attack(
-        self,
-        db: np.ndarray,
-        targets: np.ndarray,
-        T: int,
-        seeds: Seeds,
-        *,
-        aux: np.ndarray | None = None,
-        low: float = -1.0,
-        high: float = 1.0,
-        index: DistanceIndex | None = None,
-    ) -> Attack:
+    def attack(self, db: np.ndarray, targets: np.ndarray, seeds: Seeds) -> Attack:
         d = db.shape[1]
         if self.disguised > d:
             raise PrivlabError(f"disguised must be at most d = {d}, got {self.disguised}")

@@ -89,10 +89,8 @@ def attack(
         m_any = check_int("m_any", m_any, low=1)
     targets = np.random.default_rng(seeds["targets"]).integers(db.shape[0], size=m)
     index = distance_index(db)  # prepared once for the sanitizers, every adversary and c
-    runs = [
-        (label, san.attack(db, targets, T, seeds, aux=aux, low=low, high=high, index=index))
-        for label, san in sanitizers
-    ]
+    setting = {"T": T, "low": low, "high": high, "aux": aux, "index": index}
+    runs = [(label, san.with_setting(**setting).attack(db, targets, seeds)) for label, san in sanitizers]
     rows = []
     for c in cs:
         best: dict[str, np.ndarray] = {}
@@ -175,7 +173,7 @@ def bad_sanitizer_rows(
     db = uniform_cube(n, d, seeds["db"])
     db[:, disclosed:] *= stretch
     targets = np.random.default_rng(seeds["targets"]).integers(n, size=check_int("m", m, low=1))
-    run = BadSanitizer(disguised=d - disclosed).attack(db, targets, T, seeds)
+    run = BadSanitizer(disguised=d - disclosed, T=T).attack(db, targets, seeds)
     rows = []
     for out in run.outputs:
         if out.queries.shape[0] != targets.size:

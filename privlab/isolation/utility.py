@@ -264,7 +264,7 @@ def utility_rows(
     """
     db = check_array("db", db, ndim=2)
     n, d = db.shape
-    views = [(label, san.utility(db, T, seeds)) for label, san in sanitizers]
+    views = [(label, san.with_setting(T=T).utility(db, seeds)) for label, san in sanitizers]
     true_mean = db.mean(axis=0)
     opt = kmeans(db, k, seeds["targets"], n_init=n_init)
     opt_cost = kmeans_cost(db, opt)

@@ -43,19 +43,19 @@ def test_aux_only_queries_uses_the_distribution():
 def test_aux_only_outputs_the_draws_and_needs_them():
     db, targets = _db(), np.arange(10)
     aux = iso.uniform_cube(20, 3, 9)
-    run = iso.AuxOnly().attack(db, targets, 5, SEEDS, aux=aux)
+    run = iso.AuxOnly(T=5, aux=aux).attack(db, targets, SEEDS)
     (out,) = run.outputs
     assert out.name == "distribution_draw" and out.natural
     np.testing.assert_array_equal(out.queries, aux[:10])
     with pytest.raises(PrivlabError, match="aux must hold at least 10 draws"):
-        iso.AuxOnly().attack(db, targets, 5, SEEDS, aux=aux[:5])
+        iso.AuxOnly(T=5, aux=aux[:5]).attack(db, targets, SEEDS)
     with pytest.raises(PrivlabError, match="releases nothing"):
-        iso.AuxOnly().utility(db, 5, SEEDS)
+        iso.AuxOnly(T=5).utility(db, SEEDS)
 
 
 def test_histogram_adversaries_sit_in_the_targets_leaf():
     db, targets = _db(), np.arange(0, 600, 7)
-    run = iso.RecursiveHistogram().attack(db, targets, 10, SEEDS)
+    run = iso.RecursiveHistogram(T=10).attack(db, targets, SEEDS)
     uniform, centre = run.outputs
     assert (uniform.name, uniform.natural, centre.name, centre.natural) == ("cell_uniform", True, "cell_centre", False)
     hist = iso.build_histogram(db, 10)
@@ -69,8 +69,8 @@ def test_histogram_adversaries_sit_in_the_targets_leaf():
 def test_perturbation_attack_reports_its_noise_law():
     db = iso.uniform_cube(3000, 4, 2)
     targets = np.arange(400)
-    san = iso.Perturbation(scale=2.0, n_checked=400)
-    run = san.attack(db, targets, 10, SEEDS)
+    san = iso.Perturbation(scale=2.0, n_checked=400, T=10)
+    run = san.attack(db, targets, SEEDS)
     (out,) = run.outputs
     np.testing.assert_array_equal(out.queries, iso.perturb(db, 10, 2.0, SEEDS["perturb"], indices=targets))
     extra = run.extra
@@ -82,7 +82,7 @@ def test_perturbation_attack_reports_its_noise_law():
 
 def test_perturbation_utility_is_every_point_perturbed():
     db = _db()
-    view = iso.Perturbation(scale=1.0).utility(db, 5, SEEDS)
+    view = iso.Perturbation(scale=1.0, T=5).utility(db, SEEDS)
     released, sd = iso.perturb_release(db, 5, 1.0, SEEDS["perturb"])
     np.testing.assert_array_equal(view.points, released)
     np.testing.assert_array_equal(sd, 1.0 * iso.t_radius(db, 5) / np.sqrt(3))
@@ -92,7 +92,7 @@ def test_perturbation_utility_is_every_point_perturbed():
 
 def test_hist_perturb_side_length_is_the_diameter_scaled_down():
     db = _db(801, 4)
-    side = iso.HistogramPlusPerturbation(scale=2.0, noise_length="side").utility(db, 10, SEEDS)
+    side = iso.HistogramPlusPerturbation(scale=2.0, noise_length="side", T=10).utility(db, SEEDS)
     rel = iso.histogram_plus_perturbation(db, 10, SEEDS["hp"], scale=2.0 / np.sqrt(4))
     np.testing.assert_array_equal(side.points[-rel.perturbed.shape[0] :], rel.perturbed)
     assert side.weights.sum() == 801
@@ -105,7 +105,7 @@ def test_hist_perturb_side_length_is_the_diameter_scaled_down():
 
 def test_hist_perturb_adversary_uses_cell_or_perturbed_point():
     db, targets = _db(801, 3), np.arange(801)
-    run = iso.HistogramPlusPerturbation().attack(db, targets, 10, SEEDS)
+    run = iso.HistogramPlusPerturbation(T=10).attack(db, targets, SEEDS)
     natural, centre = run.outputs
     rel = iso.histogram_plus_perturbation(db, 10, SEEDS["hp"])
     pert = np.isin(targets, rel.perturbed_index)
@@ -118,14 +118,14 @@ def test_hist_perturb_adversary_uses_cell_or_perturbed_point():
 
 def test_bad_sanitizer_discloses_all_but_the_disguised():
     db, targets = _db(300, 5), np.arange(0, 300, 3)
-    run = iso.BadSanitizer(disguised=2).attack(db, targets, 5, SEEDS)
+    run = iso.BadSanitizer(disguised=2, T=5).attack(db, targets, SEEDS)
     row, mid = run.outputs
     assert run.extra == {"exact_columns": 3, "exact_columns_expected": 3}
     np.testing.assert_array_equal(row.queries[:, :3], db[targets, :3])
     np.testing.assert_allclose(mid.queries[:, 3:], np.broadcast_to((db[:, 3:].min(0) + db[:, 3:].max(0)) / 2, (100, 2)))
-    assert iso.BadSanitizer(disguised=0).attack(db, targets, 5, SEEDS).extra["exact_columns"] == 5
+    assert iso.BadSanitizer(disguised=0, T=5).attack(db, targets, SEEDS).extra["exact_columns"] == 5
     with pytest.raises(PrivlabError, match="disguised must be at most d = 5"):
-        iso.BadSanitizer(disguised=6).attack(db, targets, 5, SEEDS)
+        iso.BadSanitizer(disguised=6, T=5).attack(db, targets, SEEDS)
 
 
 def test_seed_names_cover_every_sanitizer():
@@ -136,3 +136,24 @@ def test_seed_names_cover_every_sanitizer():
         seed_names = ("mine",)
 
     assert iso.seed_names([Mine()])[-1] == "mine"
+
+
+def test_the_setting_is_set_in_the_constructor_and_checked():
+    """T, the box, aux and the index are the sanitizer's setting; the call takes the data."""
+    db, targets = _db(), np.arange(0, 600, 7)
+    san = iso.RecursiveHistogram()
+    with pytest.raises(PrivlabError, match="RecursiveHistogram needs T"):
+        san.attack(db, targets, SEEDS)
+    at10 = san.with_setting(T=10)
+    assert (at10.T, at10.low, at10.high, san.T) == (10, -1.0, 1.0, None)  # a copy: the configured one is unchanged
+    a, b = at10.attack(db, targets, SEEDS), iso.RecursiveHistogram(T=10).attack(db, targets, SEEDS)
+    np.testing.assert_array_equal(a.outputs[0].queries, b.outputs[0].queries)
+    # another box gives other cells (side 3/2^j, not 2/2^j): the setting reaches the release
+    wide = san.with_setting(T=10, low=-1.5, high=1.5).attack(db, targets, SEEDS)
+    assert not np.isin(wide.outputs[1].queries, a.outputs[1].queries).all()
+    with pytest.raises(PrivlabError, match="T must be"):
+        iso.RecursiveHistogram(T=1)  # a histogram needs T >= 2
+    with pytest.raises(PrivlabError, match="low must be below high"):
+        iso.Perturbation(low=1.0, high=-1.0)
+    with pytest.raises(PrivlabError, match="with_setting takes T, low, high, aux and index; got scale"):
+        san.with_setting(scale=2.0)

@@ -348,7 +348,7 @@ def test_paper_scale_isolation_test_equals_the_formula(d):
     index = iso.distance_index(db)
     outputs = [iso.uniform_cube(m, d, 14)]
     for san in (iso.RecursiveHistogram(), iso.Perturbation(), iso.HistogramPlusPerturbation()):
-        outputs += [out.queries for out in san.attack(db, targets, T, seeds, index=index).outputs]
+        outputs += [out.queries for out in san.with_setting(T=T, index=index).attack(db, targets, seeds).outputs]
     for q in outputs:
         expect, anyone = _fast_oracle(q, targets, db, c, T)
         t, a = iso.isolation_masks(q, targets, db, c, T, index=index)

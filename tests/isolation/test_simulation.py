@@ -167,7 +167,7 @@ def test_attack_counts_match_brute_force(seed, d, T, c):
     rows = iso.attack(db, T, [c], m, seeds, SANITIZERS, aux=aux)
     targets = np.random.default_rng(seeds["targets"]).integers(n, size=m)
     for label, san in SANITIZERS:
-        run = san.attack(db, targets, T, seeds, aux=aux)
+        run = san.with_setting(T=T, aux=aux).attack(db, targets, seeds)
         best = np.zeros(m, dtype=bool)
         for out in run.outputs:
             expect = np.array([iso.isolates(q, t, db, c, T) for q, t in zip(out.queries, targets)])
