@@ -385,11 +385,12 @@ def write(paper: str, into: str | Path | None = None, *, title: str = "") -> Pat
 def run(args) -> int:
     """``privlab new PAPER [--into DIR] [--title TITLE]``."""
     root = write(args.paper, args.into, title=args.title or "")
-    print(f"wrote the paper {args.paper} into {root}; next:")
-    print(f"  pip install -e {root}")
+    shown = str(root) if root.is_absolute() or str(root).startswith(".") else f"./{root}"  # pip: a path
+    print(f"wrote the paper {args.paper} into {shown}; next:")
+    print(f"  pip install -e {shown}")
     print(f"  privlab check --paper {args.paper} --update")
     print(f"  privlab check --paper {args.paper}")
-    print(f"  python -m pytest {root / 'tests'}")
+    print(f"  python -m pytest {shown}/tests")
     return 0
 
 
