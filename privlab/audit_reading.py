@@ -130,7 +130,13 @@ class Value:
         )
 
 
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+_OPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: lambda a, b: a**b if b.denominator == 1 and abs(b) < 64 else Fraction(float(a) ** float(b)),
+}
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?(?:e-?\d+)?%?$")
 
 
@@ -174,7 +180,7 @@ def parse_value(printed: Any) -> Value:
     if isinstance(printed, (int, float)):
         return Value((float(printed),), (0.0,))
     if isinstance(printed, Mapping):  # a table row or column keyed by its index: its values in order
-        printed = [printed[k] for k in sorted(printed, key=str)]
+        printed = list(printed.values())
     if isinstance(printed, (list, tuple)):
         parts = [parse_value(p) for p in printed]
         if any(p.words or len(p.numbers) != 1 for p in parts):
@@ -508,8 +514,8 @@ def _edits(a: str, b: str) -> int:
 
 
 def cited_names(text: str) -> tuple[list[str], str]:
-    """The surnames an in-text citation gives, and its form: ``one``, ``two`` (``X and Y``), ``many``
-    (``X et al.``), ``malformed`` (``et el.``) or ``none`` (a number alone)."""
+    """The surnames an in-text citation gives, and its form: ``one``, ``two`` (``X and Y``), ``all``
+    (``X, Y, Z``), ``many`` (``X et al.``), ``malformed`` (``et el.``) or ``none`` (a number alone)."""
     lead = re.split(r"\s*[\[(]\d", text)[0]
     lead = re.sub(r".*\b(?:by|from|of|in)\s+(?=[A-Z])", "", lead)
     if re.search(r"\bet\s*el\b", lead):
@@ -517,11 +523,11 @@ def cited_names(text: str) -> tuple[list[str], str]:
     if re.search(r"\bet\s*al\b", lead):
         names = re.sub(r"\s*\bet\s*al\.?.*", "", lead).split()
         return names[-1:], "many"
-    parts = re.split(r"\s+and\s+", lead.strip())
+    parts = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", lead.strip())
     names = [p.split()[-1].rstrip(".,") for p in parts if p.split()]
     if not names or not all(n[:1].isupper() for n in names):
         return [], "none"
-    return names, "two" if len(names) == 2 else "one"
+    return names, {1: "one", 2: "two"}.get(len(names), "all")
 
 
 def bibliography(data: Mapping[str, Any], vocab: Mapping[str, int]) -> tuple[list[Slip], int]:
@@ -572,7 +578,8 @@ def bibliography(data: Mapping[str, Any], vocab: Mapping[str, int]) -> tuple[lis
         if form != "none":
             wrong = [n for n in names if n.lower() not in authors]
             n, more = len(authors), bool(entry.get("et_al"))  # a list that prints "et al." names some only
-            count = {"one": n == 1 and not more, "two": n == 2 and not more, "many": n >= 3 or more}.get(form, False)
+            count = {"one": n == 1, "two": n == 2, "all": n == len(names)}.get(form, False) and not more
+            count = count or (form == "many" and (n >= 3 or more))
             if form == "malformed" or wrong or (names and not count):
                 what = f"{c['text']}: names {names or form} for [{c['key']}] by {', '.join(entry.get('authors') or ())}"
                 add(f"citation:{c['id']}", c["where"], what)

@@ -12,7 +12,7 @@ from privlab import audit_reading as ar
 from privlab import ledger
 
 ROOT = Path(__file__).resolve().parents[2]
-PAPERS = ("lpb", "cae")  # the papers read so far
+PAPERS = ("bucketization", "multilevel", "isolation", "lpb", "cae")
 TEST = "test:tests/core/test_audit_reading.py::test_every_slip_of_the_five_papers_has_its_result"
 
 
@@ -201,6 +201,8 @@ def test_cited_names():
     assert ar.cited_names("Machanavajjhala et al [30]") == (["Machanavajjhala"], "many")
     assert ar.cited_names("Truta et el. [39]") == ([], "malformed")
     assert ar.cited_names("differential privacy [16]") == ([], "none")
+    assert ar.cited_names("[Chawla, Dwork, McSherry, Talwar]") == ([], "none")
+    assert ar.cited_names("Chawla, Dwork, McSherry, Talwar [4]") == (["Chawla", "Dwork", "McSherry", "Talwar"], "all")
 
 
 # --- over the five papers -------------------------------------------------------------------------
