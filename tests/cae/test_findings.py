@@ -4,6 +4,8 @@ PUMS sample hold on some data sets and fail on others."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -54,3 +56,25 @@ def test_sampling_against_q8_without_sk_depends_on_the_data():
     assert 0.08 < gaps["quick", "acs"] < 0.1 and 0.08 < gaps["paper", "acs"] < 0.1
     assert -0.16 < gaps["quick", "adult"] < -0.14 and -0.16 < gaps["paper", "adult"] < -0.14
     assert ITEMS["sec6.area_sk0"].finding_kind == "data-dependent"
+
+
+def test_algorithm1_reads_a_stage_before_the_first():
+    # read.alg1_first_stage: the appendix example (x = 1, 3, 8, 9; p = 0.15, 0.1, 0.7, 0.05) at eps = 1, run by hand
+    # with the row before the first stage started at +inf (privlab's reading) and at 0 (a reading of "undefined")
+    x, p = [1, 3, 8, 9], [0.15, 0.1, 0.7, 0.05]
+
+    def first_stage(eps: float, before: float) -> float:
+        h = [0.0, p[0] * math.log2(1 / p[0])]
+        for i in range(2, len(x) + 1):
+            best, mass = before, 0.0
+            for j in range(i, 0, -1):
+                if x[i - 1] - x[j - 1] > eps:
+                    break
+                mass += p[j - 1]
+                best = min(best, mass * math.log2(1 / mass) + h[j - 1])
+            h.append(best)
+        return h[-1]
+
+    assert round(first_stage(1, math.inf), 3) == 1.054  # the appendix's H(1)
+    assert first_stage(1, 0.0) == 0.0  # a row of zeros before the first stage would return 0
+    assert "+infinity" in ITEMS["read.alg1_first_stage"].corrected

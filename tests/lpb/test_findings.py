@@ -161,3 +161,16 @@ def test_figure5_panels_are_one_law():
     n, eps = 48842, 0.5
     scales = [((hi - lo) / n / eps) / (hi - lo) for lo, hi in ((17, 90), (1, 99), (1, 16))]
     assert scales == pytest.approx([1 / (n * eps)] * 3, rel=1e-12)
+
+
+def test_the_displayed_probability_of_a_point_is_a_density():
+    # read.point_probability: 0.1762 is the Laplace density of M_f(D_10) at r, not a probability: the probability
+    # of an interval around r shrinks with its width (to 0 at a point), and 1/(2 lambda) exceeds 1 once lambda < 1/2
+    dens = math.exp(-abs(5.041 - 4) / LAM) / (2 * LAM)
+    assert round(dens, 4) == 0.1762
+    cdf = lambda x: 0.5 * math.exp((x - 4) / LAM) if x < 4 else 1 - 0.5 * math.exp(-(x - 4) / LAM)  # noqa: E731
+    for width in (1e-1, 1e-3, 1e-6):
+        mass = cdf(5.041 + width / 2) - cdf(5.041 - width / 2)
+        assert mass == pytest.approx(dens * width, rel=1e-2) and mass < dens
+    assert 1 / (2 * 0.25) == 2.0 > 1
+    assert "density" in ITEMS["read.point_probability"].corrected
