@@ -424,3 +424,45 @@ def run_compare(a: str, b: str, *, paper: str | None, html: str | None) -> int:
             raise PrivlabError(f"--html {html} cannot be written ({exc.strerror or exc})") from None
     differs = sum(c.status not in ("same", "within tolerance") for c in comparisons) + len(verdicts)
     return 1 if differs else 0
+
+
+# ---------------------------------------------------------------------------------------
+# privlab claims --audit
+# ---------------------------------------------------------------------------------------
+def audited_claims(exp: Experiment, profile: str = "quick"):
+    """``exp``'s claims decided on its committed ``profile`` reference, read back as ``check`` reads it."""
+    from . import runner
+
+    if profile not in runner.PROFILES:
+        raise PrivlabError(f"--profile must be one of {', '.join(runner.PROFILES)}; got {profile!r}")
+    cfg = runner.compose(exp.id, [], profile=profile)
+    path = reference_path(exp, profile)
+    if not path.is_file():
+        raise PrivlabError(f"{exp.id} has no {profile} reference at {path}; run 'privlab check {exp.id} --update'")
+    return exp.check_claims(read_reference(exp, path), cfg)
+
+
+def audit_lines(exp: Experiment, profile: str = "quick") -> list[str]:
+    """Per claim of ``exp`` (on its committed reference): verdict, rule, the value it read against its
+    reference and margin, and the value at which the verdict flips (or why it cannot)."""
+    from .claims import CHECKED
+
+    lines = [f"{exp.id} ({profile} reference)"]
+    for c in audited_claims(exp, profile):
+        lines.append(f"- [{c.verdict}] {c.claim}")
+        lines.append(f"    rule: {c.rule}")
+        cmp = c.comparison
+        if c.verdict == "info":
+            lines.append(f"    not checkable: {c.note}")
+        elif cmp is None:
+            lines.append("    a statement decided by the experiment's own computed comparison: no single value to move")
+        else:
+            lines.append(f"    compared: {cmp.text()}")
+            others = [v for v in (*CHECKED, "inconclusive") if v != c.verdict]
+            for target in others:
+                at = cmp.reaching([target])
+                if at is not None:
+                    lines.append(f"    becomes {target} at value {at:.6g}")
+            if cmp.nearest_flip() is None:
+                lines.append("    CANNOT FLIP: no value of what it reads changes this verdict")
+    return lines
