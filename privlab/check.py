@@ -333,6 +333,7 @@ def run_check(ids: list[str], *, paper: str | None, profile: str, reference: str
     width = max((len(e.id) for e in exps), default=10)
     print(f"{'experiment':<{width}}  {'status':<8}  {'seconds':>7}  detail", flush=True)
     outcomes: dict[str, int] = {}  # status -> experiments (every status but ok)
+    verdicts: dict[str, int] = {}  # the claims' verdicts over the checked tables
     with tempfile.TemporaryDirectory() as tmp:
         # quick: every table recomputed in a fresh directory; paper scale: into the results directory,
         # reusing a complete result of the same config, seed and code (privlab reproduce --profile paper)
@@ -361,11 +362,29 @@ def run_check(ids: list[str], *, paper: str | None, profile: str, reference: str
                     named = NOT_OK[drift.status]
                     outcomes[named] = outcomes.get(named, 0) + 1
                 status, detail = drift.status.upper(), drift.detail
+            detail += _claims_tally(exp, table, cfg, verdicts)
             print(f"{exp.id:<{width}}  {status:<8}  {seconds:7.1f}  {detail}", flush=True)
+    if verdicts:
+        from .claims import counts_text
+
+        print(f"claims in all: {counts_text(verdicts)}")
     if outcomes:
         said = ", ".join(f"{n} {what}" for what, n in outcomes.items())
         fail(f"{sum(outcomes.values())} of {len(configs)} experiment(s) not OK: {said}", 1)
     return 0
+
+
+def _claims_tally(exp: Experiment, table: pd.DataFrame, cfg, total: dict[str, int]) -> str:
+    """``; claims: 4 agree, ...`` for the table as it reads back from its CSV, added into ``total``."""
+    from .claims import counts, counts_text
+
+    try:
+        tally = counts(exp.check_claims(canonical(table), cfg))
+    except Exception as exc:  # a claim that cannot be decided is said on its row, not the end of the check
+        return f"; claims not decided: {type(exc).__name__}: {exc}"
+    for verdict, n in tally.items():
+        total[verdict] = total.get(verdict, 0) + n
+    return f"; claims: {counts_text(tally)}" if sum(tally.values()) else ""
 
 
 def _checked_table(exp: Experiment, cfg, work: Path, *, reuse: bool) -> pd.DataFrame:
