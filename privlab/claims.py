@@ -68,6 +68,7 @@ __all__ = [
     "coincide",
     "differ",
     "inconclusive",
+    "trend",
     "CHECKED",
 ]
 
@@ -436,6 +437,11 @@ def statement(
     return _make(item, printed, reproduced, holds, rule, note, if_disagree)
 
 
+def _above(low: float, high: float, margin: float) -> str:
+    """An interval [low, high] against "above margin": shown above, shown below, or undecided."""
+    return "agree" if low > margin else "disagree" if high < margin else "inconclusive"
+
+
 def _three_way(decision: str, agree_on: str) -> str:
     return "agree" if decision == agree_on else "inconclusive" if decision == "undecided" else "disagree"
 
@@ -538,7 +544,7 @@ def differ(
     def decide(v: float) -> str:
         if s == 0:
             return _decide(v > margin)
-        return "agree" if v - z * s > margin else "disagree" if v + z * s < margin else "inconclusive"
+        return _above(v - z * s, v + z * s, margin)
 
     verdict = decide(d)
     shown = reproduced if reproduced is not None else f"{d:.4g}"
@@ -550,6 +556,75 @@ def differ(
     flips = (float(margin),) if s == 0 else (margin - z * s, margin + z * s)
     compared = Comparison(d, 0.0, float(margin), flips, decide)
     rule = f"difference > {margin:g}" + (f" (one-sided, alpha {alpha:g})" if s > 0 else "")
+    return _make(item, printed, shown, None, rule, note, if_disagree, compared, verdict=verdict)
+
+
+def trend(
+    item: Item,
+    x: Any,
+    y: Any,
+    *,
+    way: str,
+    margin: float = 0.0,
+    alpha: float = 0.05,
+    min_points: int = 3,
+    decide_with: str = "",
+    printed: Any = None,
+    reproduced: str | None = None,
+    note: str = "",
+    if_disagree: str = "",
+) -> Claim:
+    """How ``y`` grows with ``x``, from the fitted exponent b of y ~ x^b (least squares on logs,
+    `privlab.stats.log_slope`) and its t-interval at level ``alpha`` from the residuals.
+
+    ``way`` is ``"up"`` (b shown above ``margin``), ``"down"`` (b shown below ``-margin``),
+    ``"little"`` (b shown below ``margin``: grows at most that fast) or ``"flat"`` (|b| shown below
+    ``margin``: an equivalence test). Fewer than ``min_points`` points
+    (or an interval that straddles the margin) are ``inconclusive``, saying what would decide it.
+    """
+    from .stats import log_slope
+
+    if way not in ("up", "down", "little", "flat"):
+        raise ValueError(f"way must be one of up, down, little, flat; got {way!r}")
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = np.isfinite(xs) & np.isfinite(ys) & (xs > 0) & (ys > 0)
+    xs, ys = xs[keep], ys[keep]
+    rule = {
+        "up": f"exponent > {margin:.3g}",
+        "down": f"exponent < {-margin:.3g}",
+        "little": f"exponent < {margin:.3g}",
+        "flat": f"|exponent| < {margin:.3g}",
+    }[way]
+    rule += (
+        f" (fitted on >= {min_points} points, {100 * (1 - 2 * alpha if way == 'flat' else 1 - alpha):g}% t-interval)"
+    )
+    points = f"{xs.size} point(s)" + (f": {ys[0]:.4g} -> {ys[-1]:.4g}" if xs.size else "")
+    shown = reproduced if reproduced is not None else points
+    if xs.size < min_points or np.unique(xs).size < 2:
+        why = f"{xs.size} point(s) cannot show a trend"
+        need = f">= {min_points} points with an interval" + (f": {decide_with}" if decide_with else "")
+        return inconclusive(item, shown, why=why, needs=need, rule=rule, printed=printed, note=note)
+    b, se, dof = log_slope(xs, ys)
+
+    def decide(v: float) -> str:
+        if way == "flat":
+            return _three_way(equivalence(v, se, margin, alpha=alpha, dof=dof).decision, "equivalent")
+        t = float(equivalence(0.0, 1.0, 1e9, alpha=alpha, dof=dof).high)
+        lo, hi = v - t * se, v + t * se
+        if way == "up":
+            return _above(lo, hi, margin)
+        return _above(-hi, -lo, margin if way == "down" else -margin)  # below -margin, or below margin
+
+    verdict = decide(b)
+    t = float(equivalence(0.0, 1.0, 1e9, alpha=alpha, dof=dof).high)
+    shown += f"; exponent {b:+.3f} (interval [{b - t * se:+.3f}, {b + t * se:+.3f}], {dof} df)"
+    if verdict == "inconclusive":
+        why = f"the exponent's interval straddles the margin {margin:g}: needs more or repeated points"
+        why += f": {decide_with}" if decide_with else ""
+        note = f"{note}; {why}" if note else why
+    edges = (-margin - t * se, -margin + t * se) if way == "down" else (margin - t * se, margin + t * se)
+    flips = (-margin - t * se, -margin + t * se, margin - t * se, margin + t * se) if way == "flat" else edges
+    compared = Comparison(b, 0.0, float(margin), tuple(sorted(set(flips))), decide)
     return _make(item, printed, shown, None, rule, note, if_disagree, compared, verdict=verdict)
 
 

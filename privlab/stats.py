@@ -27,6 +27,7 @@ __all__ = [
     "equivalence",
     "Equivalence",
     "trials_to_decide",
+    "log_slope",
 ]
 
 
@@ -177,21 +178,24 @@ class Equivalence(NamedTuple):
     high: float
 
 
-def equivalence(difference: float, se: float, margin: float, *, alpha: float = 0.05) -> Equivalence:
+def equivalence(
+    difference: float, se: float, margin: float, *, alpha: float = 0.05, dof: float | None = None
+) -> Equivalence:
     """Two one-sided tests (TOST) of ``|difference| < margin``, and the matching difference test.
 
     The ``1 - 2 alpha`` interval ``difference +- z_{1-alpha} se`` inside ``(-margin, margin)`` shows
     equivalence at level ``alpha`` (both one-sided tests reject); the same interval wholly beyond
     ``margin`` on one side shows a difference larger than the margin. Anything else is undecided:
     failing to reject a difference is never taken for equality. A deterministic value (``se == 0``)
-    is its own interval.
+    is its own interval. With ``dof`` the interval uses Student's t on that many degrees of freedom
+    (an ``se`` estimated from few residuals).
     """
     margin = check_real("margin", margin, low=0)
     alpha = check_real("alpha", alpha, low=0, high=0.5, low_open=True, high_open=True)
     d, s = float(difference), float(se)
     if not (math.isfinite(d) and math.isfinite(s)) or s < 0:
         return Equivalence("undecided", -math.inf, math.inf)
-    half = float(_st.norm.isf(alpha)) * s
+    half = (float(_st.norm.isf(alpha)) if dof is None else float(_st.t.isf(alpha, dof))) * s
     lo, hi = d - half, d + half
     if -margin < lo and hi < margin or (s == 0 and abs(d) <= margin):
         return Equivalence("equivalent", lo, hi)
@@ -209,3 +213,15 @@ def trials_to_decide(difference: float, se: float, margin: float, trials: float,
     if room <= 0 or se <= 0:
         return math.inf if room <= 0 else float(trials)
     return float(trials) * (z * float(se) / room) ** 2
+
+
+def log_slope(x: np.ndarray, y: np.ndarray) -> tuple[float, float, int]:
+    """The least-squares slope of ``log y`` on ``log x`` (the exponent b of y ~ x^b), its standard
+    error from the residuals and their degrees of freedom (points - 2). With two points the slope
+    is exact but its error unknown: ``se`` is ``inf``."""
+    lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
+    if lx.size < 2 or np.ptp(lx) == 0:
+        raise PrivlabError("a slope needs at least two distinct x")
+    fit = _st.linregress(lx, ly)
+    dof = lx.size - 2
+    return float(fit.slope), float(fit.stderr) if dof > 0 else math.inf, dof
