@@ -26,6 +26,7 @@ from jinja2 import Environment, PackageLoader
 
 from . import ledger, registry, runner, store
 from ._validation import PrivlabError
+from .claims import counts, counts_text
 from .errors import fail
 from .registry import Experiment, Tolerance
 from .runner import table_to_csv
@@ -334,6 +335,7 @@ def run_check(ids: list[str], *, paper: str | None, profile: str, reference: str
     print(f"{'experiment':<{width}}  {'status':<8}  {'seconds':>7}  detail", flush=True)
     for line in missing:
         print(line, flush=True)
+    verdicts: dict[str, int] = {}  # the claims' verdicts over the checked tables
     with tempfile.TemporaryDirectory() as tmp:
         # quick: every table recomputed in a fresh directory; paper scale: into the results directory,
         # reusing a complete result of the same config, seed and code (privlab reproduce --profile paper)
@@ -367,7 +369,10 @@ def run_check(ids: list[str], *, paper: str | None, profile: str, reference: str
                     named = NOT_OK[drift.status]
                     outcomes[named] = outcomes.get(named, 0) + 1
                 status, detail = drift.status.upper(), drift.detail
+            detail += _claims_tally(exp, table, cfg, verdicts)
             print(f"{exp.id:<{width}}  {status:<8}  {seconds:7.1f}  {detail}", flush=True)
+    if verdicts:
+        print(f"claims in all: {counts_text(verdicts)}")
     if outcomes:
         said = ", ".join(f"{n} {what}" for what, n in outcomes.items())
         fail(f"{sum(outcomes.values())} of {len(exps)} experiment(s) not OK: {said}", 1)
@@ -378,11 +383,7 @@ def run_conformance(ids: list[str], *, paper: str | None, jobs: int = 2) -> int:
     """``privlab check --conformance``: the conformance harness (`privlab.testing.check_experiment`)
     over each chosen experiment, one row per experiment as it finishes, every failure below its row;
     1 on any failure."""
-    import time
-
-    from . import registry
-    from .launch import fail
-    from .testing import check_experiment
+    from .testing import check_experiment  # testing imports check: the harness is the floor above
 
     exps = registry.select(ids, paper=paper)
     width = max((len(e.id) for e in exps), default=10)
@@ -399,6 +400,17 @@ def run_conformance(ids: list[str], *, paper: str | None, jobs: int = 2) -> int:
     if failed:
         fail(f"{failed} of {len(exps)} experiment(s) do not conform", 1)
     return 0
+
+
+def _claims_tally(exp: Experiment, table: pd.DataFrame, cfg, total: dict[str, int]) -> str:
+    """``; claims: 4 agree, ...`` for the table as it reads back from its CSV, added into ``total``."""
+    try:
+        tally = counts(exp.check_claims(canonical(table), cfg))
+    except Exception as exc:  # a claim that cannot be decided is said on its row, not the end of the check
+        return f"; claims not decided: {type(exc).__name__}: {exc}"
+    for verdict, n in tally.items():
+        total[verdict] = total.get(verdict, 0) + n
+    return f"; claims: {counts_text(tally)}" if sum(tally.values()) else ""
 
 
 def _checked_table(exp: Experiment, cfg, work: Path, *, reuse: bool) -> pd.DataFrame:
@@ -451,3 +463,45 @@ def run_compare(a: str, b: str, *, paper: str | None, html: str | None) -> int:
             raise PrivlabError(f"--html {html} cannot be written ({exc.strerror or exc})") from None
     differs = sum(c.status not in ("same", "within tolerance") for c in comparisons) + len(verdicts)
     return 1 if differs else 0
+
+
+# ---------------------------------------------------------------------------------------
+# privlab claims --audit
+# ---------------------------------------------------------------------------------------
+def audited_claims(exp: Experiment, profile: str = "quick"):
+    """``exp``'s claims decided on its committed ``profile`` reference, read back as ``check`` reads it."""
+    from . import runner
+
+    if profile not in runner.PROFILES:
+        raise PrivlabError(f"--profile must be one of {', '.join(runner.PROFILES)}; got {profile!r}")
+    cfg = runner.compose(exp.id, [], profile=profile)
+    path = reference_path(exp, profile)
+    if not path.is_file():
+        raise PrivlabError(f"{exp.id} has no {profile} reference at {path}; run 'privlab check {exp.id} --update'")
+    return exp.check_claims(read_reference(exp, path), cfg)
+
+
+def audit_lines(exp: Experiment, profile: str = "quick") -> list[str]:
+    """Per claim of ``exp`` (on its committed reference): verdict, rule, the value it read against its
+    reference and margin, and the value at which the verdict flips (or why it cannot)."""
+    from .claims import CHECKED
+
+    lines = [f"{exp.id} ({profile} reference)"]
+    for c in audited_claims(exp, profile):
+        lines.append(f"- [{c.verdict}] {c.claim}")
+        lines.append(f"    rule: {c.rule}")
+        cmp = c.comparison
+        if c.verdict == "info":
+            lines.append(f"    not checkable: {c.note}")
+        elif cmp is None:
+            lines.append("    a statement decided by the experiment's own computed comparison: no single value to move")
+        else:
+            lines.append(f"    compared: {cmp.text()}")
+            others = [v for v in (*CHECKED, "inconclusive") if v != c.verdict]
+            for target in others:
+                at = cmp.reaching([target])
+                if at is not None:
+                    lines.append(f"    becomes {target} at value {at:.6g}")
+            if cmp.nearest_flip() is None:
+                lines.append("    CANNOT FLIP: no value of what it reads changes this verdict")
+    return lines

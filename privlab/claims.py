@@ -1,11 +1,15 @@
 """Claims: what a paper prints or states, checked against the reproduction.
 
-A claim's verdict is one of three words:
+A claim's verdict is one of four words:
 
 ``agree``
     a comparison that could have failed came out in the paper's favour;
 ``disagree``
     it came out against the paper (a typo, a wrong formula, a statement our data refutes);
+``inconclusive``
+    the data cannot decide either way (too few trials in a cell, too few points for a trend,
+    an interval wider than the margin); its note says why and what would decide it
+    (e.g. "needs >= 2,400 trials in this cell: --profile paper");
 ``info``
     reported but not checkable: a value the paper does not print, a measured figure
     shown for reading, or a statement true by construction of privlab's own code or data.
@@ -14,17 +18,28 @@ A claim's verdict is one of three words:
 Claims are built only through the helpers below, each of which decides the verdict by
 its own comparison and records the rule it applied; no experiment writes a verdict.
 Every threshold a helper takes comes from the experiment's config (``claims:``).
+
+A claim decided on a number carries its `Comparison`: the value its rule read, what it was
+compared with, the declared margin, the values at which the verdict changes and the rule itself
+as a function, so that ``privlab claims --audit`` can print where each verdict flips and the
+verdict mutation test can move the value past its margin. Two things *coincide* by an
+equivalence test against a declared margin (`coincide`), never by failing to reject a difference;
+they *differ* by a difference test (`differ`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-VERDICTS = ("agree", "disagree", "info")
+from .stats import equivalence, trials_to_decide
+
+VERDICTS = ("agree", "disagree", "inconclusive", "info")
+CHECKED = ("agree", "disagree")  # the verdicts that decide a claim
 # a note that opens with one of these says what caused a disagreement that is no error of the paper
 RECONSTRUCTED = "[reconstructed"  # privlab rebuilt what it compares: "[reconstructed] ...", "[reconstructed inputs]"
 OTHER_DATA = "[other data]"  # the claim was checked on data other than the paper's
@@ -49,7 +64,58 @@ __all__ = [
     "RECONSTRUCTED",
     "OTHER_DATA",
     "on_other_data",
+    "Comparison",
+    "coincide",
+    "differ",
+    "inconclusive",
+    "trend",
+    "CHECKED",
 ]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What a claim's rule compared, in a form that can be audited and mutated.
+
+    ``value`` is the reproduced number the rule read, ``reference`` what it was compared with
+    (a bound, the printed value, a level), ``margin`` the declared margin or slack (0 for a sharp
+    bound), ``flips_at`` the values of ``value`` at which the verdict changes (empty: it cannot
+    change), and ``decide`` the rule itself: the verdict the claim would have at another ``value``.
+    """
+
+    value: float
+    reference: float
+    margin: float
+    flips_at: tuple[float, ...]
+    decide: Callable[[float], str] = field(repr=False)
+
+    def around(self, point: float) -> tuple[str, str]:
+        """The verdicts just below and just above ``point``."""
+        step = 1e-6 * max(abs(point), abs(self.margin), abs(self.reference), 1e-9)
+        return self.decide(point - step), self.decide(point + step)
+
+    def nearest_flip(self) -> float | None:
+        """The flip point nearest to ``value`` where the verdict really changes (None: none does)."""
+        real = [f for f in self.flips_at if len({*self.around(f), self.decide(f)}) > 1]
+        return min(real, key=lambda f: abs(f - self.value)) if real else None
+
+    def reaching(self, targets: Sequence[str]) -> float | None:
+        """The value nearest to ``value``, just past one of the flip points, at which the rule says one
+        of ``targets`` (None: no flip point leads there)."""
+        for f in sorted(self.flips_at, key=lambda f: abs(f - self.value)):
+            step = 1e-6 * max(abs(f), abs(self.margin), abs(self.reference), 1e-9)
+            for v in (f - step, f + step, f):  # f itself: an exact equality agrees at one point
+                if self.decide(v) in targets:
+                    return v
+        return None
+
+    def text(self) -> str:
+        flips = ", ".join(f"{f:.6g}" for f in self.flips_at) or "never"
+        return f"value {self.value:.6g} vs {self.reference:.6g} (margin {self.margin:.3g}); flips at {flips}"
+
+
+def _bound(value: float, bound: float, holds: Callable[[float], bool], margin: float = 0.0) -> Comparison:
+    return Comparison(float(value), float(bound), float(margin), (float(bound),), lambda v: _decide(holds(v)))
 
 
 @dataclass(frozen=True)
@@ -63,15 +129,18 @@ class Claim:
     rule: str = ""
     note: str = ""
     ledger: str = ""  # the id of the paper's ledger item this claim checks (experiments/<paper>.ledger.yaml)
+    comparison: Comparison | None = field(default=None, compare=False, repr=False)  # not a column of claims.csv
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}; got {self.verdict!r}")
         if self.verdict == "info" and not self.note:
             raise ValueError(f"an info claim says in its note why it is not checkable: {self.claim!r}")
+        if self.verdict == "inconclusive" and not self.note:
+            raise ValueError(f"an inconclusive claim says in its note what would decide it: {self.claim!r}")
 
     def row(self) -> dict[str, str]:
-        return asdict(self)
+        return {k: getattr(self, k) for k in COLUMNS}
 
 
 def _decide(holds: Any) -> str:
@@ -107,12 +176,22 @@ def _ledger(item: Item) -> str:
     return str(item.get("ledger", "")) if isinstance(item, Mapping) else ""
 
 
-def _make(item: Item, printed: Any, reproduced: Any, holds: Any, rule: str, note: str, if_disagree: str) -> Claim:
-    verdict = _decide(holds)
+def _make(
+    item: Item,
+    printed: Any,
+    reproduced: Any,
+    holds: Any,
+    rule: str,
+    note: str,
+    if_disagree: str,
+    comparison: Comparison | None = None,
+    verdict: str | None = None,
+) -> Claim:
+    verdict = verdict or _decide(holds)
     text, value, note, if_disagree = _item(item, printed, note, if_disagree)
     if verdict == "disagree" and if_disagree:
         note = f"{note}; {if_disagree}" if note else if_disagree
-    return Claim(text, _show(value), str(reproduced), verdict, rule, note, _ledger(item))
+    return Claim(text, _show(value), str(reproduced), verdict, rule, note, _ledger(item), comparison)
 
 
 def _show(value: Any) -> str:
@@ -157,14 +236,38 @@ def printed_value(
     d = decimals_of(shown_printed) if decimals is None else decimals
     shown = reproduced if reproduced is not None else f"{float(value):.{d + 2}f}"
     holds = rounds_to(shown_printed, value, d)
-    return _make(item, shown_printed, shown, holds, f"rounds to the printed value at {d} decimals", note, if_disagree)
+    half = 0.5 * 10.0 ** (-d)
+    p = float(shown_printed)
+    compared = Comparison(
+        float(value), p, half, (p - half - 1e-12, p + half + 1e-12), lambda v: _decide(rounds_to(shown_printed, v, d))
+    )
+    rule = f"rounds to the printed value at {d} decimals"
+    return _make(item, shown_printed, shown, holds, rule, note, if_disagree, compared)
 
 
 def equal(item: Item, reproduced: Any, *, printed: Any = None, note: str = "", if_disagree: str = "") -> Claim:
     """A printed count, set, word or list against the recomputed one: equal or not."""
     _, shown_printed, _, _ = _item(item, printed, note, if_disagree)
     holds = _normal(shown_printed) == _normal(reproduced)
-    return _make(item, shown_printed, _show(reproduced), holds, "equal", note, if_disagree)
+    compared = None
+    if _number(reproduced) and _number(shown_printed):  # a number compared exactly: any other value flips it
+        ref, v = float(shown_printed), float(reproduced)
+        tiny = 1e-12 * max(1.0, abs(ref))
+        compared = Comparison(v, ref, 0.0, (ref,), lambda x: _decide(abs(x - ref) <= tiny))
+    return _make(item, shown_printed, _show(reproduced), holds, "equal", note, if_disagree, compared)
+
+
+def _number(x: Any) -> bool:
+    if isinstance(x, (bool, np.bool_)):
+        return False
+    if isinstance(x, (int, float, np.integer, np.floating)):
+        return math.isfinite(float(x))
+    if isinstance(x, str):
+        try:
+            return math.isfinite(float(x))
+        except ValueError:
+            return False
+    return False
 
 
 def _normal(x: Any) -> Any:
@@ -202,13 +305,15 @@ def within_se(
     z = diff[noisy] / s[noisy]
     zmax = float(z.max()) if z.size else 0.0
     exact_ok = bool(np.all(diff[~noisy] <= 1e-9))
-    holds = bool(zmax <= k) and exact_ok and bool(np.all(np.isfinite(z)))
+    finite = bool(np.all(np.isfinite(z)))
+    holds = bool(zmax <= k) and exact_ok and finite
     text = f"max |estimate - exact| / se = {zmax:.2f} over {est.size} value(s)"
     if (~noisy).any():
         text += f"; {int((~noisy).sum())} deterministic value(s) {'equal' if exact_ok else 'differ'}"
     if detail:
         text += f"; {detail}"
-    return _make(item, printed, text, holds, f"|z| <= {k:g}", note, if_disagree)
+    compared = _bound(zmax, k, lambda v: bool(v <= k) and exact_ok and finite)
+    return _make(item, printed, text, holds, f"|z| <= {k:g}", note, if_disagree, compared)
 
 
 def gof(
@@ -223,7 +328,8 @@ def gof(
 ) -> Claim:
     """A goodness-of-fit p-value against its level: agrees when ``p > alpha``."""
     text = f"p = {pvalue:.3g}" + (f"; {detail}" if detail else "")
-    return _make(item, printed, text, bool(pvalue > alpha), f"p > {alpha:g}", note, if_disagree)
+    compared = _bound(pvalue, alpha, lambda v: bool(v > alpha))
+    return _make(item, printed, text, bool(pvalue > alpha), f"p > {alpha:g}", note, if_disagree, compared)
 
 
 def at_most(
@@ -240,7 +346,8 @@ def at_most(
     """``value <= bound`` (``<`` with ``strict``)."""
     holds = bool(value < bound) if strict else bool(value <= bound)
     shown = reproduced if reproduced is not None else f"{value:.4g}"
-    return _make(item, printed, shown, holds, f"{'<' if strict else '<='} {bound:g}", note, if_disagree)
+    compared = _bound(value, bound, (lambda v: bool(v < bound)) if strict else (lambda v: bool(v <= bound)))
+    return _make(item, printed, shown, holds, f"{'<' if strict else '<='} {bound:g}", note, if_disagree, compared)
 
 
 def at_least(
@@ -257,7 +364,8 @@ def at_least(
     """``value >= bound`` (``>`` with ``strict``)."""
     holds = bool(value > bound) if strict else bool(value >= bound)
     shown = reproduced if reproduced is not None else f"{value:.4g}"
-    return _make(item, printed, shown, holds, f"{'>' if strict else '>='} {bound:g}", note, if_disagree)
+    compared = _bound(value, bound, (lambda v: bool(v > bound)) if strict else (lambda v: bool(v >= bound)))
+    return _make(item, printed, shown, holds, f"{'>' if strict else '>='} {bound:g}", note, if_disagree, compared)
 
 
 def between(
@@ -274,7 +382,10 @@ def between(
     """``low <= value <= high`` (e.g. a ratio within bounds)."""
     holds = bool(low <= value <= high)
     shown = reproduced if reproduced is not None else f"{value:.4g}"
-    return _make(item, printed, shown, holds, f"in [{low:g}, {high:g}]", note, if_disagree)
+    compared = Comparison(
+        float(value), (low + high) / 2, (high - low) / 2, (float(low), float(high)), lambda v: _decide(low <= v <= high)
+    )
+    return _make(item, printed, shown, holds, f"in [{low:g}, {high:g}]", note, if_disagree, compared)
 
 
 def monotone(
@@ -301,7 +412,11 @@ def monotone(
     if v.size and not holds:
         shown += f" ({int((steps <= 0).sum() if tol == 0 else (steps < -tol).sum())} step(s) the other way)"
     rule = f"strictly {way}" if tol == 0 else f"{way} within {tol:.3g}"
-    return _make(item, printed, shown, holds, rule, note, if_disagree)
+    compared = None
+    if steps.size:  # the worst step against the tolerated step back
+        worst = float(steps.min())
+        compared = _bound(worst, -tol, (lambda x: bool(x > 0)) if tol == 0 else (lambda x: bool(x >= -tol)))
+    return _make(item, printed, shown, holds, rule, note, if_disagree, compared)
 
 
 def statement(
@@ -322,6 +437,206 @@ def statement(
     return _make(item, printed, reproduced, holds, rule, note, if_disagree)
 
 
+def _above(low: float, high: float, margin: float) -> str:
+    """An interval [low, high] against "above margin": shown above, shown below, or undecided."""
+    return "agree" if low > margin else "disagree" if high < margin else "inconclusive"
+
+
+def _three_way(decision: str, agree_on: str) -> str:
+    return "agree" if decision == agree_on else "inconclusive" if decision == "undecided" else "disagree"
+
+
+def _needs(d: float, s: float, margin: float, trials: Any, decide_with: str) -> str:
+    """What would decide an undecided comparison: the trials it needs (where known), and how to get them."""
+    if trials is None or not s > 0:
+        return "a narrower interval" + (f": {decide_with}" if decide_with else "")
+    n = trials_to_decide(d, s, margin, float(trials))
+    need = (
+        "trials beyond any number (the difference sits on the margin)" if math.isinf(n) else f"{math.ceil(n):,} trials"
+    )
+    return f">= {need}" + (f": {decide_with}" if decide_with else "")
+
+
+def coincide(
+    item: Item,
+    estimate: Any,
+    reference: Any,
+    se: Any,
+    *,
+    margin: float,
+    alpha: float = 0.05,
+    trials: Any = None,
+    decide_with: str = "",
+    printed: Any = None,
+    detail: str = "",
+    note: str = "",
+    if_disagree: str = "",
+) -> Claim:
+    """Two things coincide: every ``estimate - reference`` is shown smaller than ``margin`` by an
+    equivalence test (TOST at level ``alpha``, `privlab.stats.equivalence`).
+
+    Agrees when every interval lies inside ``(-margin, margin)``; disagrees when one lies wholly
+    beyond the margin; otherwise (an interval wider than the room left) it is ``inconclusive``, and
+    its note says how many trials (``trials``: each value's trials now, as a number or an array)
+    would decide it and how to get them (``decide_with``, e.g. "--profile paper").
+    """
+    est, ref, s = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (estimate, reference, se))
+    est, ref, s = np.broadcast_arrays(est, ref, s)
+    n = None if trials is None else np.broadcast_to(np.asarray(trials, dtype=float), est.shape)
+    d = est - ref
+
+    def verdicts(diffs: np.ndarray) -> list[str]:
+        return [_three_way(equivalence(x, y, margin, alpha=alpha).decision, "equivalent") for x, y in zip(diffs, s)]
+
+    def overall(vs: list[str]) -> str:
+        return "disagree" if "disagree" in vs else "inconclusive" if "inconclusive" in vs else "agree"
+
+    each_v = verdicts(d)
+    verdict = overall(each_v)
+    z = float(equivalence(0.0, 1.0, 1e9, alpha=alpha).high)  # the one-sided z of the interval
+    # the cell that decides: the most different one for a disagree, else the least certain one
+    key = (np.abs(d) - z * s) if verdict == "disagree" else (np.abs(d) + z * s)
+    i = int(np.nanargmax(np.where(np.isfinite(key), key, np.inf)))
+    lo, hi = d[i] - z * s[i], d[i] + z * s[i]
+    text = f"largest |difference| {np.abs(d).max():.4g}; deciding value {d[i]:+.4g}, interval [{lo:.4g}, {hi:.4g}]"
+    text += f" over {d.size} value(s)" + (f"; {detail}" if detail else "")
+    if verdict == "inconclusive":
+        why = f"interval [{lo:.3g}, {hi:.3g}] straddles the margin +-{margin:g}: needs " + _needs(
+            d[i], s[i], margin, None if n is None else n[i], decide_with
+        )
+        note = f"{note}; {why}" if note else why
+
+    def decide(v: float) -> str:
+        moved = np.abs(d).copy()
+        moved[i] = abs(v)
+        return overall(verdicts(moved))
+
+    flips = tuple(sorted({max(0.0, margin - z * s[i]), margin + z * s[i]}))
+    compared = Comparison(float(abs(d[i])), 0.0, float(margin), flips, decide)
+    rule = f"equivalence (TOST, alpha {alpha:g}) within +-{margin:g}"
+    return _make(item, printed, text, None, rule, note, if_disagree, compared, verdict=verdict)
+
+
+def differ(
+    item: Item,
+    difference: float,
+    se: float,
+    *,
+    margin: float,
+    alpha: float = 0.05,
+    trials: Any = None,
+    decide_with: str = "",
+    printed: Any = None,
+    reproduced: str | None = None,
+    note: str = "",
+    if_disagree: str = "",
+) -> Claim:
+    """One thing exceeds another by more than ``margin``: ``difference`` (the stated way round:
+    "A higher than B" is A - B) is shown larger than ``margin`` by a one-sided test at ``alpha``.
+
+    Agrees when the interval lies wholly above ``margin``; disagrees when it lies wholly below;
+    ``inconclusive`` otherwise, with what would decide it. A deterministic value (``se == 0``) is
+    compared with ``margin`` directly.
+    """
+    d, s = float(difference), float(se)
+    z = float(equivalence(0.0, 1.0, 1e9, alpha=alpha).high)
+
+    def decide(v: float) -> str:
+        if s == 0:
+            return _decide(v > margin)
+        return _above(v - z * s, v + z * s, margin)
+
+    verdict = decide(d)
+    shown = reproduced if reproduced is not None else f"{d:.4g}"
+    if s > 0:
+        shown += f" (interval [{d - z * s:.4g}, {d + z * s:.4g}])"
+    if verdict == "inconclusive":
+        why = f"interval straddles the margin {margin:g}: needs " + _needs(d, s, margin, trials, decide_with)
+        note = f"{note}; {why}" if note else why
+    flips = (float(margin),) if s == 0 else (margin - z * s, margin + z * s)
+    compared = Comparison(d, 0.0, float(margin), flips, decide)
+    rule = f"difference > {margin:g}" + (f" (one-sided, alpha {alpha:g})" if s > 0 else "")
+    return _make(item, printed, shown, None, rule, note, if_disagree, compared, verdict=verdict)
+
+
+def trend(
+    item: Item,
+    x: Any,
+    y: Any,
+    *,
+    way: str,
+    margin: float = 0.0,
+    alpha: float = 0.05,
+    min_points: int = 3,
+    decide_with: str = "",
+    printed: Any = None,
+    reproduced: str | None = None,
+    note: str = "",
+    if_disagree: str = "",
+) -> Claim:
+    """How ``y`` grows with ``x``, from the fitted exponent b of y ~ x^b (least squares on logs,
+    `privlab.stats.log_slope`) and its t-interval at level ``alpha`` from the residuals.
+
+    ``way`` is ``"up"`` (b shown above ``margin``), ``"down"`` (b shown below ``-margin``),
+    ``"little"`` (b shown below ``margin``: grows at most that fast) or ``"flat"`` (|b| shown below
+    ``margin``: an equivalence test). Fewer than ``min_points`` points
+    (or an interval that straddles the margin) are ``inconclusive``, saying what would decide it.
+    """
+    from .stats import log_slope
+
+    if way not in ("up", "down", "little", "flat"):
+        raise ValueError(f"way must be one of up, down, little, flat; got {way!r}")
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = np.isfinite(xs) & np.isfinite(ys) & (xs > 0) & (ys > 0)
+    xs, ys = xs[keep], ys[keep]
+    rule = {
+        "up": f"exponent > {margin:.3g}",
+        "down": f"exponent < {-margin:.3g}",
+        "little": f"exponent < {margin:.3g}",
+        "flat": f"|exponent| < {margin:.3g}",
+    }[way]
+    rule += (
+        f" (fitted on >= {min_points} points, {100 * (1 - 2 * alpha if way == 'flat' else 1 - alpha):g}% t-interval)"
+    )
+    points = f"{xs.size} point(s)" + (f": {ys[0]:.4g} -> {ys[-1]:.4g}" if xs.size else "")
+    shown = reproduced if reproduced is not None else points
+    if xs.size < min_points or np.unique(xs).size < 2:
+        why = f"{xs.size} point(s) cannot show a trend"
+        need = f">= {min_points} points with an interval" + (f": {decide_with}" if decide_with else "")
+        return inconclusive(item, shown, why=why, needs=need, rule=rule, printed=printed, note=note)
+    b, se, dof = log_slope(xs, ys)
+
+    def decide(v: float) -> str:
+        if way == "flat":
+            return _three_way(equivalence(v, se, margin, alpha=alpha, dof=dof).decision, "equivalent")
+        t = float(equivalence(0.0, 1.0, 1e9, alpha=alpha, dof=dof).high)
+        lo, hi = v - t * se, v + t * se
+        if way == "up":
+            return _above(lo, hi, margin)
+        return _above(-hi, -lo, margin if way == "down" else -margin)  # below -margin, or below margin
+
+    verdict = decide(b)
+    t = float(equivalence(0.0, 1.0, 1e9, alpha=alpha, dof=dof).high)
+    shown += f"; exponent {b:+.3f} (interval [{b - t * se:+.3f}, {b + t * se:+.3f}], {dof} df)"
+    if verdict == "inconclusive":
+        why = f"the exponent's interval straddles the margin {margin:g}: needs more or repeated points"
+        why += f": {decide_with}" if decide_with else ""
+        note = f"{note}; {why}" if note else why
+    edges = (-margin - t * se, -margin + t * se) if way == "down" else (margin - t * se, margin + t * se)
+    flips = (-margin - t * se, -margin + t * se, margin - t * se, margin + t * se) if way == "flat" else edges
+    compared = Comparison(b, 0.0, float(margin), tuple(sorted(set(flips))), decide)
+    return _make(item, printed, shown, None, rule, note, if_disagree, compared, verdict=verdict)
+
+
+def inconclusive(
+    item: Item, reproduced: Any, *, why: str, needs: str, rule: str, printed: Any = None, note: str = ""
+) -> Claim:
+    """A claim the data cannot decide (too few points, no trial in the cell): ``why``, and what it
+    ``needs`` to be decided (e.g. ">= 3 values of n: --profile paper")."""
+    text = f"{why}; needs {needs}"
+    return _make(item, printed, reproduced, None, rule, f"{note}; {text}" if note else text, "", verdict="inconclusive")
+
+
 def info(item: Item, reproduced: Any, *, note: str = "", printed: Any = None) -> Claim:
     """A row shown for reading, not checked; its note says why (not printed, true by construction, ...)."""
     text, value, note, _ = _item(item, printed, note, "")
@@ -335,7 +650,7 @@ def on_other_data(claims: Sequence[Claim], what: str) -> list[Claim]:
     for c in claims:
         if c.verdict == "disagree" and OTHER_DATA not in c.note:
             note = f"{OTHER_DATA} {what}" + (f"; {c.note}" if c.note else "")
-            c = Claim(c.claim, c.printed, c.reproduced, c.verdict, c.rule, note, c.ledger)
+            c = replace(c, note=note)
         out.append(c)
     return out
 

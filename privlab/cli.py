@@ -54,6 +54,12 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_claims(args) -> int:
+    for exp in registry.select(args.ids, paper=args.paper):
+        print("\n".join(check.audit_lines(exp, args.profile)))
+    return 0
+
+
 def _dispatch(args, hydra_args: list[str]) -> int:
     if args.command == "list":
         return cmd_list(args)
@@ -83,6 +89,8 @@ def _dispatch(args, hydra_args: list[str]) -> int:
         from . import scaffold
 
         return scaffold.run(args)
+    if args.command == "claims":
+        return cmd_claims(args)
     return registry.commands()[args.command].run(args)
 
 
@@ -161,6 +169,16 @@ def build_parser() -> argparse.ArgumentParser:
         "per claim, the range of the grid over which its verdict held and where it flipped.",
     )
     configure_study(p)
+    p = sub.add_parser(
+        "claims",
+        help="each claim's rule, margin and the value at which its verdict flips",
+        description="Decide each experiment's claims on its committed reference and print, per claim, its rule, "
+        "the value it read against its reference and margin, and the value at which the verdict flips.",
+    )
+    p.add_argument("ids", nargs="*", help="experiment ids (default: all)")
+    p.add_argument("--audit", action="store_true", help="print the audit (the only mode today)")
+    p.add_argument("--paper", help="only this paper")
+    p.add_argument("--profile", default="quick", help="the reference to decide on: quick (default) or paper")
     p = sub.add_parser("errata", help="what privlab found in a paper, beside the printed text or value",
                        description=errata.DESCRIPTION)  # fmt: skip
     errata.configure(p)

@@ -55,7 +55,7 @@ KINDS = ("table", "figure", "example", "formula", "number", "data", "statement",
 # what a finding is: only `error` is an error of the paper
 FINDING_KINDS = ("error", "unreproducible", "data-dependent", "notation", "reference", "remark")
 CONFIDENCES = ("high", "medium", "low")
-STATUSES = ("agree", "disagree", "checked by a test", "info", "not checkable", "not yet checked")
+STATUSES = ("agree", "disagree", "checked by a test", "inconclusive", "info", "not checkable", "not yet checked")
 
 
 @dataclass(frozen=True)
@@ -226,6 +226,8 @@ def rows(paper: str, results_dir: Path | None) -> list[Row] | None:
             status = "agree"
         elif tests:
             status = "checked by a test"
+        elif "inconclusive" in flat:  # checked, but this run's data could not decide it
+            status = "inconclusive"
         elif item.not_checkable:
             status = "not checkable"
         elif flat:

@@ -242,6 +242,8 @@ class TwinPair:
 def _outcome(synthetic: str, real: str, original_synthetic: bool = True) -> str:
     if "info" in (synthetic, real) or "-" in (synthetic, real):
         return "not comparable" if "-" in (synthetic, real) else "not checkable on one side"
+    if "inconclusive" in (synthetic, real):
+        return "undecided on one side"
     if synthetic == real:
         if synthetic == "agree":
             return "survives on real data" if original_synthetic else "holds on both data sets"

@@ -7,6 +7,7 @@ here, and compared with their exact counterparts by the helpers of `privlab.clai
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -23,6 +24,10 @@ __all__ = [
     "zscores",
     "family_z",
     "pooled_gof",
+    "equivalence",
+    "Equivalence",
+    "trials_to_decide",
+    "log_slope",
 ]
 
 
@@ -158,3 +163,65 @@ def pooled_gof(counts: np.ndarray, probs: np.ndarray, min_expected: float) -> di
         "g_p": float(_st.chi2.sf(g / q, df)),
         "impossible_cells_hit": 0,
     }
+
+
+# ---------------------------------------------------------------------------------------
+# equivalence and difference against a declared margin
+# ---------------------------------------------------------------------------------------
+class Equivalence(NamedTuple):
+    """The outcome of `equivalence`: ``decision`` is ``"equivalent"`` (the interval lies inside
+    ``[-margin, margin]``), ``"different"`` (it lies wholly outside: a difference larger than the
+    margin is shown) or ``"undecided"`` (it straddles an end of the margin: the data cannot say)."""
+
+    decision: str
+    low: float
+    high: float
+
+
+def equivalence(
+    difference: float, se: float, margin: float, *, alpha: float = 0.05, dof: float | None = None
+) -> Equivalence:
+    """Two one-sided tests (TOST) of ``|difference| < margin``, and the matching difference test.
+
+    The ``1 - 2 alpha`` interval ``difference +- z_{1-alpha} se`` inside ``(-margin, margin)`` shows
+    equivalence at level ``alpha`` (both one-sided tests reject); the same interval wholly beyond
+    ``margin`` on one side shows a difference larger than the margin. Anything else is undecided:
+    failing to reject a difference is never taken for equality. A deterministic value (``se == 0``)
+    is its own interval. With ``dof`` the interval uses Student's t on that many degrees of freedom
+    (an ``se`` estimated from few residuals).
+    """
+    margin = check_real("margin", margin, low=0)
+    alpha = check_real("alpha", alpha, low=0, high=0.5, low_open=True, high_open=True)
+    d, s = float(difference), float(se)
+    if not (math.isfinite(d) and math.isfinite(s)) or s < 0:
+        return Equivalence("undecided", -math.inf, math.inf)
+    half = (float(_st.norm.isf(alpha)) if dof is None else float(_st.t.isf(alpha, dof))) * s
+    lo, hi = d - half, d + half
+    if -margin < lo and hi < margin or (s == 0 and abs(d) <= margin):
+        return Equivalence("equivalent", lo, hi)
+    if lo > margin or hi < -margin:
+        return Equivalence("different", lo, hi)
+    return Equivalence("undecided", lo, hi)
+
+
+def trials_to_decide(difference: float, se: float, margin: float, trials: float, *, alpha: float = 0.05) -> float:
+    """How many trials (for an ``se`` that shrinks as ``1 / sqrt(trials)``) the interval of
+    `equivalence` needs to fall on one side of the margin: inside it when ``|difference| < margin``,
+    beyond it otherwise. ``inf`` when the difference sits on the margin."""
+    z = float(_st.norm.isf(alpha))
+    room = abs(abs(float(difference)) - float(margin))
+    if room <= 0 or se <= 0:
+        return math.inf if room <= 0 else float(trials)
+    return float(trials) * (z * float(se) / room) ** 2
+
+
+def log_slope(x: np.ndarray, y: np.ndarray) -> tuple[float, float, int]:
+    """The least-squares slope of ``log y`` on ``log x`` (the exponent b of y ~ x^b), its standard
+    error from the residuals and their degrees of freedom (points - 2). With two points the slope
+    is exact but its error unknown: ``se`` is ``inf``."""
+    lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
+    if lx.size < 2 or np.ptp(lx) == 0:
+        raise PrivlabError("a slope needs at least two distinct x")
+    fit = _st.linregress(lx, ly)
+    dof = lx.size - 2
+    return float(fit.slope), float(fit.stderr) if dof > 0 else math.inf, dof

@@ -237,7 +237,13 @@ def robustness(claims: pd.DataFrame, baseline: Mapping[str, Any]) -> list[ClaimR
         raise PrivlabError(f"no job of the study is at the baseline {dict(baseline)}")
     base_job = at_base["job"].iloc[0]
     out = []
-    words = {"agree": "agree", "disagree": "disagree", "info": "info (not checkable)", ABSENT: "not stated"}
+    words = {
+        "agree": "agree",
+        "disagree": "disagree",
+        "inconclusive": "inconclusive (the data cannot decide)",
+        "info": "info (not checkable)",
+        ABSENT: "not stated",
+    }
     for name, g in claims.groupby("claim", sort=False):
         verdicts = {j: ABSENT for j in points["job"]}
         verdicts.update(dict(zip(g["job"], g["verdict"])))
@@ -245,7 +251,7 @@ def robustness(claims: pd.DataFrame, baseline: Mapping[str, Any]) -> list[ClaimR
         same = {j for j, v in verdicts.items() if v == v0}
         flips: list[str] = []
         other: list[str] = []
-        for verdict in ("agree", "disagree", "info", ABSENT):
+        for verdict in (*words,):
             chosen = {j for j, v in verdicts.items() if v == verdict and v != v0}
             if chosen:
                 conclusion = verdict in ("agree", "disagree") and v0 in ("agree", "disagree")

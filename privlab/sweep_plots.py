@@ -22,8 +22,14 @@ import pandas as pd
 
 from .plots import new_figure
 
-VERDICT_COLOURS = {"agree": "#1f7a3a", "disagree": "#b3261e", "info": "#8a94a6", "absent": "#ffffff"}
-VERDICT_CODES = {"agree": 0, "disagree": 1, "info": 2, "absent": 3}
+VERDICT_COLOURS = {
+    "agree": "#1f7a3a",
+    "disagree": "#b3261e",
+    "inconclusive": "#d9a21b",
+    "info": "#8a94a6",
+    "absent": "#ffffff",
+}
+VERDICT_CODES = {"agree": 0, "disagree": 1, "inconclusive": 2, "info": 3, "absent": 4}
 MAX_PANELS = 12  # facets drawn; beyond, the figure says how many it leaves out
 MAX_SERIES = 8  # series per panel; beyond, the first categorical column only
 DECADES = 100.0  # a positive axis whose values span this factor or more is drawn on a log scale

@@ -35,6 +35,7 @@ import pandas as pd
 
 from . import pages, registry, sweep_plots, sweep_store
 from ._validation import PrivlabError
+from .claims import VERDICTS
 from .runner import atomic_write_text
 from .sweep_plots import MAX_PANELS, companions, label, sorted_values
 from .sweep_store import FAILED_MARKERS, Gathered  # noqa: F401  (FAILED_MARKERS: the launchers' marker folder)
@@ -178,10 +179,11 @@ def summarise_claims(claims: pd.DataFrame, points: pd.DataFrame, swept: Sequence
     for name, g in claims.groupby("claim", sort=False):
         verdicts = {job: ABSENT for job in jobs}
         verdicts.update(dict(zip(g["job"], g["verdict"])))
-        counts = {v: sum(1 for x in verdicts.values() if x == v) for v in ("agree", "disagree", "info", ABSENT)}
+        counts = {v: sum(1 for x in verdicts.values() if x == v) for v in (*VERDICTS, ABSENT)}
         checked = counts["agree"] + counts["disagree"]
         parts = [f"agree in {counts['agree']} of {len(jobs)} jobs"] if checked else []
-        for verdict, words in (("disagree", "disagrees"), ("info", "info (not checkable)"), (ABSENT, "absent")):
+        said = (("disagree", "disagrees"), ("inconclusive", "inconclusive"), ("info", "info (not checkable)"))
+        for verdict, words in (*said, (ABSENT, "absent")):
             if counts[verdict]:
                 chosen = {j for j, v in verdicts.items() if v == verdict}
                 parts.append(f"{words} {describe_where(points, chosen, swept)}")

@@ -6,11 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from privlab import bucketization as bk
-from privlab.params import Int, List
+from privlab.params import Int, List, Str
 from privlab.registry import experiment
 
 from . import figures, verdicts
 from ._common import POS, RUNTIME, RUNTIME_TOL, SMOKE_PRUNINGS, labels, mechanisms, table_of
+
+TREND = {"min_points": Int(2, 100), "decide_with": Str()}  # how trends are judged (privlab.claims.trend)
 
 
 @experiment(
@@ -19,7 +21,11 @@ from ._common import POS, RUNTIME, RUNTIME_TOL, SMOKE_PRUNINGS, labels, mechanis
     keys=("n", "method"),
     tolerances=RUNTIME_TOL,
     figures={"fig7a_runtime_n": figures.runtime_n},
-    params={**RUNTIME, "ns": List(Int(1, 500_000, limit="rows the generator draws")), "claims": {"flat_factor": POS}},
+    params={
+        **RUNTIME,
+        "ns": List(Int(1, 500_000, limit="rows the generator draws")),
+        "claims": {"flat_factor": POS, **TREND},
+    },
     smoke=("ns=[5000,10000]", *SMOKE_PRUNINGS),
 )
 def fig7a_runtime_n(cfg, ctx):
@@ -44,7 +50,7 @@ def fig7a_runtime_n(cfg, ctx):
     params={
         **RUNTIME,
         "gammas": List(Int(1, 1024, limit="domain size m * gamma")),
-        "claims": {"grows_factor": POS, "little_factor": POS},
+        "claims": {"grows_factor": POS, "little_factor": POS, **TREND},
     },
     smoke=("dataset.n=10000", "gammas=[2]", *SMOKE_PRUNINGS),
 )

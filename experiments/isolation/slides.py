@@ -98,7 +98,7 @@ isolation_vs_c_T.judged_by(verdicts.isolation_vs_c_T, limits="claims", talk_c="t
         **ATTACK,
         "d": Int(2, 1000, limit="coordinates per point"),
         "stretches": List(POS),
-        "claims": {"negligible": PROB},
+        "claims": {"negligible": PROB, "decide_with": Str()},
     },
     relations=(Ordered("T", "n", strict=False),),
     smoke=("n=400", "m=40", "d=3", "stretches=[1,1000]"),

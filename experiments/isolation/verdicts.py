@@ -20,6 +20,7 @@ from privlab._lazy import lazy
 from privlab._validation import PrivlabError, check_mapping
 from privlab.formulas import table_rows
 from privlab.isolation.rates import DecayFit, exact_upper, fit_decay, natural_rows
+from privlab.stats import proportion_se
 
 stats = lazy("scipy.stats")
 
@@ -150,8 +151,10 @@ def isolation_vs_c_T(df: pd.DataFrame, *, printed: Block, limits: Block, talk_c:
 
 def bad_sanitizer(df: pd.DataFrame, *, printed: Block, limits: Block) -> list[cl.Claim]:
     """Slide 9's bad sanitizer: the disclosed attributes exact in every row; with d - 1 exact, the
-    largest stretch isolates at most ``limits.negligible`` and the smallest more."""
-    columns = ("d", "stretch", "disclosed", "rate", "exact_columns", "exact_columns_expected")
+    largest stretch's rate shown below ``limits.negligible`` and the smallest's shown above it, each
+    by a one-sided test on the rate over its attacks (a rate whose interval straddles the
+    threshold is ``inconclusive``, with the trials that would decide it)."""
+    columns = ("d", "stretch", "disclosed", "rate", "successes", "trials", "exact_columns", "exact_columns_expected")
     _check(df, columns, printed=printed, limits=limits)
     p, d = printed, int(df.d.iloc[0])
     match = df.exact_columns == df.exact_columns_expected
@@ -162,10 +165,19 @@ def bad_sanitizer(df: pd.DataFrame, *, printed: Block, limits: Block) -> list[cl
     big, small = (top[top.stretch == f(top.stretch)] for f in (np.max, np.min))
     shown = f"best rate {big.rate.max():.4g} with {d - 1} of {d} attributes exact, stretch {big.stretch.iloc[0]:g} "
     shown += f"(best rate by stretch {by_stretch})"
-    out.append(cl.at_most(p["nobody"], float(big.rate.max()), limits["negligible"], reproduced=shown))
-    shown = f"best rate {small.rate.max():.4g} at stretch {small.stretch.iloc[0]:g}"
-    out.append(cl.at_least(p["distance"], float(small.rate.max()), limits["negligible"], strict=True, reproduced=shown))
-    return out
+    more, bound = str(limits["decide_with"]), float(limits["negligible"])
+    # "nobody": negligible - rate > 0; "distance": rate - negligible > 0 (the interval from the rate's s.e.)
+    b, s = big.loc[big.rate.idxmax()], small.loc[small.rate.idxmax()]
+    se = proportion_se(b.successes, b.trials)
+    shown += f", {int(b.successes)} of {int(b.trials)}"
+    nobody = cl.differ(p["nobody"], bound - b.rate, se, margin=0.0, trials=b.trials, decide_with=more, reproduced=shown)
+    shown = f"best rate {s.rate:.4g} at stretch {s.stretch:g}, {int(s.successes)} of {int(s.trials)}"
+    se = proportion_se(s.successes, s.trials)
+    return [
+        *out,
+        nobody,
+        cl.differ(p["distance"], s.rate - bound, se, margin=0.0, trials=s.trials, decide_with=more, reproduced=shown),
+    ]
 
 
 def utility(df: pd.DataFrame, *, printed: Block, limits: Block) -> list[cl.Claim]:
@@ -187,7 +199,10 @@ def utility(df: pd.DataFrame, *, printed: Block, limits: Block) -> list[cl.Claim
             ratio = exp.noise_mean_error_rms / exp.noise_mean_error_rms_expected
             shown = f"measured / expected RMS = {ratio.min():.2f}..{ratio.max():.2f}"
             item = _about(san, p["noise"])
-            out.append(cl.at_most(item, float(ratio.max()), k["noise_ratio_max"], reproduced=shown))
+            # two-sided: noise too small is as wrong as noise too large; the ratio farthest from 1 decides
+            far = float(ratio.iloc[int(np.argmax(np.abs(np.log(ratio.to_numpy(float)))))])
+            top = float(k["noise_ratio_max"])
+            out.append(cl.between(item, far, 1 / top, top, reproduced=shown))
         kr = g.kmeans_cost_ratio.max()
         shown = f"k-means cost of SDB centres on RDB / RDB optimum <= {kr:.3f} "
         shown += f"(worst at d = {int(g.loc[g.kmeans_cost_ratio.idxmax(), 'd'])})"

@@ -46,7 +46,7 @@ fig2_4_noise_ratio.judged_by(verdicts.fig2_4_noise_ratio, claim_rho2="claim_rho2
     keys=("attribute", "epsilon", "stat"),
     tolerances=MC_TOL,
     figures={"fig5_dp_noise_ratio": figures.dp_noise_ratio},
-    params={**ADULT, "n_queries": N_QUERIES, "epsilons": List(POS), "claims": {"z_max": POS, "identical_tol": POS}},
+    params={**ADULT, "n_queries": N_QUERIES, "epsilons": List(POS), "claims": {"identical_tol": POS}},
     smoke=("n_queries=40",),
 )
 def fig5_dp_noise_ratio(cfg, ctx):
@@ -64,7 +64,7 @@ fig5_dp_noise_ratio.judged_by(verdicts.fig5_dp_noise_ratio, limits="claims")
     keys=("attribute", "rho1", "rho2", "epsilon"),
     figures={"fig5_lpb_vs_dp": figures.lpb_vs_dp},
     **CALIBRATION,
-    params={**GRID, "epsilons": List(POS), "target_index": TARGET_INDEX, "claims": {"alpha": PROB}},
+    params={**GRID, "epsilons": List(POS), "target_index": TARGET_INDEX, "claims": {"scale_tol": POS}},
     smoke=("n_queries=40",),
 )
 def fig5_lpb_vs_dp(cfg, ctx):

@@ -8,7 +8,7 @@ from functools import partial
 
 from privlab import multilevel as ml
 from privlab.context import effective_jobs
-from privlab.params import Bool, Choice, Int, List, MapOf, Real
+from privlab.params import Bool, Choice, Int, List, MapOf, Real, Str
 from privlab.registry import IGNORE, Tolerance, experiment
 from privlab.relations import Cost, Ordered, Product, memory_budget
 
@@ -75,7 +75,16 @@ def counts(cfg, ctx, name: str, prior):
     keys=("distribution", "x"),
     tolerances=mc_tol(mc_all="mc_all_se", mc_c="mc_c_se"),
     figures={"fig5_collusion": plots.collusion},
-    params={**MC, "cells": MapOf(List(Int(1), min_len=3, max_len=3)), "claims": {"exact_tol": POS, "z_max": POS}},
+    params={
+        **MC,
+        "cells": MapOf(List(Int(1), min_len=3, max_len=3)),
+        "claims": {
+            "exact_tol": POS,
+            "margin": POS,
+            "alpha": Real(0, 0.5, low_open=True, high_open=True),
+            "decide_with": Str(),
+        },
+    },
     relations=(Ordered("cells", "domain_size", strict=False), F_MEMORY),
     smoke=MC_SMOKE,
 )

@@ -70,16 +70,18 @@ def fig5_collusion(
     df: pd.DataFrame, *, printed: Block, limits: Block, distributions: Block, domain_size: int
 ) -> list[Claim]:
     """Figure 5: Theorem 1 on the exact posteriors, and per law the MC posterior given all three
-    copies within ``limits.z_max`` SE of the one given Y_c alone (`privlab.multilevel.collusion_table`).
+    copies shown equivalent to the one given Y_c alone within ``limits.margin`` (an equivalence test:
+    a cell with too few trials to show it is ``inconclusive``, with the trials it needs)
+    (`privlab.multilevel.collusion_table`).
 
     ``printed`` holds ``theorem1``, ``bars`` (with ``no_trials``, ``few_trials``) and ``trials``;
-    ``limits`` ``exact_tol`` and ``z_max``; ``distributions`` and ``domain_size`` (the setting)
-    name the data of a twin's ``mapping``.
+    ``limits`` ``exact_tol``, ``margin``, ``alpha`` and ``decide_with``; ``distributions`` and
+    ``domain_size`` (the setting) name the data of a twin's ``mapping``.
     """
     columns = ("distribution", "y_a", "y_b", "y_c", "mc_all", "mc_all_se", "mc_c", "mc_c_se", "exact_all", "exact_c")
     check_table(df, (*columns, "count_all", "trials"), min_rows=1)
     p = check_mapping("printed", printed, ("theorem1", "bars", "trials"))
-    c = check_mapping("limits", limits, ("exact_tol", "z_max"))
+    c = check_mapping("limits", limits, ("exact_tol", "margin", "alpha", "decide_with"))
     out = [_gap(p["theorem1"], float((df.exact_all - df.exact_c).abs().max()), c["exact_tol"])]
     bars = p["bars"]
     for name, g in df.groupby("distribution", sort=False):
@@ -94,7 +96,19 @@ def fig5_collusion(
         note = bars["few_trials"].format(int(paper_trials)) if first.trials < paper_trials else ""
         se = np.hypot(g.mc_all_se, g.mc_c_se)
         out.append(
-            cl.within_se(item, g.mc_all, g.mc_c, se, k=c["z_max"], printed=bars["value"], detail=detail, note=note)
+            cl.coincide(
+                item,
+                g.mc_all,
+                g.mc_c,
+                se,
+                margin=c["margin"],
+                alpha=c["alpha"],
+                trials=int(first.count_all),
+                decide_with=str(c["decide_with"]),
+                printed=bars["value"],
+                detail=detail,
+                note=note,
+            )
         )
     return out + _mapping(p, distributions, domain_size)
 
@@ -288,7 +302,8 @@ def priors(df: pd.DataFrame, *, printed: Block, distributions: Block, domain_siz
     check_table(df, ("distribution", "kind", "data", "s", "mean", "sd", "skewness", "mode", "top"), min_rows=1)
     p = check_mapping("printed", printed, ("panels", "cells", "shape"))
     check_mapping("distributions", distributions)
-    out = [cl.equal(p["panels"], list(distributions))]
+    # the panels are the config's own laws: true by construction, shown for reading
+    out = [cl.info(p["panels"], list(distributions), note=p["panels"]["by_construction"])]
     cells, shape = p["cells"], p["shape"]
     for name, g in df.groupby("distribution", sort=False):
         first = g.iloc[0]

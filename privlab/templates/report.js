@@ -4,7 +4,7 @@
    The choice is kept in the address (#verdict=disagree), so such a link opens the filtered page. */
 (function () {
   "use strict";
-  var CHOICES = ["all", "agree", "disagree", "info"];
+  var CHOICES = ["all", "agree", "disagree", "inconclusive", "info"];
 
   function each(selector, fn) {
     Array.prototype.forEach.call(document.querySelectorAll(selector), fn);

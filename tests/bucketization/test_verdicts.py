@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -15,9 +16,13 @@ from privlab.runner import compose
 REF = Path(__file__).resolve().parents[2] / "experiments" / "bucketization" / "reference" / "quick"
 
 
+TRENDS = ("fig7a_runtime_n", "fig7b_runtime_scaleup")  # a trend needs >= 3 points: the paper-profile tables
+
+
 def _setup(name: str):
     cfg = compose(f"bucketization/{name}", [])
-    return pd.read_csv(REF / name / "result.csv"), cfg
+    where = REF.parent / "paper" if name in TRENDS else REF
+    return pd.read_csv(where / name / "result.csv"), cfg
 
 
 def _labels(cfg) -> dict:
@@ -83,9 +88,9 @@ CASES = {
     ),
     "fig7b_runtime_scaleup": (
         _runtime,
-        "the runtime of the other algorithms (Loss-, Full-pruning) increases little",
+        "Full-pruning takes the least time",
         lambda df: _where(
-            df, lambda d: (d.method == "Loss-pruning") & (d.gamma == d.gamma.max()), seconds=lambda s: s * 100
+            df, lambda d: (d.method == "Full-pruning") & (d.gamma == d.gamma.max()), seconds=lambda s: s * 1e4
         ),
     ),
     "table1_example1": (
@@ -193,3 +198,27 @@ def test_plain_mappings_work_like_config_nodes():
 def test_bad_arguments_name_the_parameter(call, param):
     with pytest.raises(PrivlabError, match=rf"^{param}"):
         call()
+
+
+def test_a_trend_needs_three_points_and_decides_on_its_fitted_exponent():
+    df, cfg = _setup("fig7b_runtime_scaleup")
+    little = "the runtime of the other algorithms (Loss-, Full-pruning) increases little"
+
+    def judged(table):
+        claims = verdicts.fig7b_runtime_scaleup(table, **_runtime(cfg))
+        (c,) = [c for c in claims if c.claim.startswith(little)]
+        return c
+
+    two = df[df.gamma.isin(sorted(df.gamma.unique())[:2])]  # two points cannot show a trend
+    assert judged(two).verdict == "inconclusive" and "needs >= 3 points" in judged(two).note
+    pruned = df.method.isin(["Loss-pruning", "Full-pruning"])
+    flat = df.copy()  # seconds ~ gamma^0.05 exactly: far below the reading's exponent
+    flat.loc[pruned, "seconds"] = flat.loc[pruned, "gamma"] ** 0.05 * np.where(
+        flat.loc[pruned, "gamma"] % 4, 1.01, 0.99
+    )
+    assert judged(flat).verdict == "agree"
+    steep = df.copy()  # seconds ~ gamma^1.5: tripling many times over the grid
+    steep.loc[pruned, "seconds"] = steep.loc[pruned, "gamma"] ** 1.5 * np.where(
+        steep.loc[pruned, "gamma"] % 4, 1.01, 0.99
+    )
+    assert judged(steep).verdict == "disagree"

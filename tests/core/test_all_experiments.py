@@ -45,6 +45,9 @@ HELPERS = {
     "monotone",
     "statement",
     "info",
+    "coincide",
+    "differ",
+    "inconclusive",
 }
 
 

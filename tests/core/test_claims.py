@@ -64,4 +64,50 @@ def test_statement_needs_a_computed_bool_and_info_a_reason():
 
 def test_counts():
     claims = [cl.at_most("a", 1, 2), cl.at_most("b", 3, 2), cl.info("c", 1, note="n")]
-    assert cl.counts(claims) == {"agree": 1, "disagree": 1, "info": 1}
+    assert cl.counts(claims) == {"agree": 1, "disagree": 1, "inconclusive": 0, "info": 1}
+
+
+def test_equivalence_decides_three_ways():
+    from privlab.stats import equivalence, trials_to_decide
+
+    # interval 0.01 +- 1.645 * 0.01 = [-0.006, 0.026] inside +-0.05: equivalent (TOST)
+    assert equivalence(0.01, 0.01, 0.05).decision == "equivalent"
+    # [0.084, 0.116] wholly beyond 0.05: a difference larger than the margin is shown
+    assert equivalence(0.1, 0.01, 0.05).decision == "different"
+    assert equivalence(-0.1, 0.01, 0.05).decision == "different"
+    # [-0.154, 0.175]: straddles the margin, whatever the point estimate says
+    assert equivalence(0.01, 0.1, 0.05).decision == "undecided"
+    # deterministic values are their own interval
+    assert equivalence(0.05, 0.0, 0.05).decision == "equivalent"
+    assert equivalence(0.0500001, 0.0, 0.05).decision == "different"
+    # room 0.04 for an interval of half-width 1.645 * 0.1: (1.645 * 0.1 / 0.04)^2 = 16.9 times the trials
+    assert abs(trials_to_decide(0.01, 0.1, 0.05, 100) - 100 * (1.6448536 * 0.1 / 0.04) ** 2) < 1e-3
+
+
+def test_coincide_is_inconclusive_until_its_interval_fits_the_margin():
+    few = cl.coincide(
+        "bars", [0.14, 0.3], [0.015, 0.3], [0.09, 0.01], margin=0.05, trials=17, decide_with="--profile paper"
+    )
+    assert few.verdict == "inconclusive"
+    assert "needs >= " in few.note and "--profile paper" in few.note
+    assert cl.coincide("bars", [0.31, 0.3], [0.3, 0.3], [0.005, 0.005], margin=0.05).verdict == "agree"
+    assert cl.coincide("bars", [0.5, 0.3], [0.3, 0.3], [0.005, 0.005], margin=0.05).verdict == "disagree"
+    # the exposed rule decides as the claim did, and flips at margin -+ z se
+    c = cl.coincide("bars", [0.31], [0.3], [0.005], margin=0.05)
+    assert c.comparison.decide(c.comparison.value) == "agree"
+    assert c.comparison.decide(0.05) == "inconclusive" and c.comparison.decide(0.07) == "disagree"
+
+
+def test_differ_needs_its_interval_past_the_margin():
+    assert cl.differ("higher", 0.2, 0.01, margin=0.1).verdict == "agree"
+    assert cl.differ("higher", 0.05, 0.01, margin=0.1).verdict == "disagree"
+    low = cl.differ("higher", 0.11, 0.05, margin=0.1, trials=1000)
+    assert low.verdict == "inconclusive" and "1,000" not in low.note and "trials" in low.note
+    assert cl.differ("higher", 0.11, 0.0, margin=0.1).verdict == "agree"  # deterministic
+
+
+def test_inconclusive_says_what_would_decide_it():
+    c = cl.inconclusive("grows", "2 points", why="2 values of n", needs=">= 3 values of n", rule="fitted slope")
+    assert c.verdict == "inconclusive" and "needs >= 3 values of n" in c.note
+    with pytest.raises(ValueError, match="decide"):
+        cl.Claim("c", "p", "r", "inconclusive")

@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from privlab import claims as claims_mod
 from privlab import ledger, registry, report, runner
 from privlab._validation import PrivlabError
 from privlab.testing import run_cli
@@ -162,7 +163,7 @@ def test_summary_counts_failures_and_coverage_placeholder(results):
     built = report.build_report(results)
     (lpb,) = built.papers
     assert len(lpb.experiments) == len(EXPERIMENTS) and [f.id for f in lpb.failures] == [FAILED]
-    assert lpb.tally == {v: int(tally.get(v, 0)) for v in ("agree", "disagree", "info")}
+    assert lpb.tally == {v: int(tally.get(v, 0)) for v in claims_mod.VERDICTS}
     assert "ledger coverage (checked / total)" in text
     checked, total = ledger.coverage("lpb", results)  # lpb has a ledger: its coverage is in the summary
     assert f"{checked} / {total}" in text and 0 < checked <= total
@@ -203,7 +204,7 @@ def test_provenance_and_data_label(results):
 
 def test_markdown_report_from_the_same_model(results):
     text = (results / report.MARKDOWN_NAME).read_text()
-    assert "| paper | experiments | agree | disagree | info | failed |" in text
+    assert "| paper | experiments | agree | disagree | inconclusive | info | failed |" in text
     assert f"| lpb | {len(EXPERIMENTS)} |" in text
     assert "## Failed experiments" in text and "lpb/breach_check" in text
     assert "![lpb/table1 table1_posteriors](lpb/table1/table1_posteriors.png)" in text

@@ -155,6 +155,9 @@ def test_check_passes_and_detects_drift(tmp_path):
     assert cli("check", "lpb/table1", "lpb/fig5_dp_noise_ratio", "--update", "--reference", str(ref)).returncode == 0
     ok = cli("check", "lpb/table1", "lpb/fig5_dp_noise_ratio", "--reference", str(ref))
     assert ok.returncode == 0 and "OK" in ok.stdout
+    # each row and the total count the claims by verdict, the fourth one too
+    assert "; claims: " in ok.stdout and "inconclusive" in ok.stdout.splitlines()[-1]
+    assert ok.stdout.splitlines()[-1].startswith("claims in all: ")
     # perturb one deterministic cell and one Monte Carlo cell beyond its statistical tolerance
     path = ref / "lpb" / "table1" / "result.csv"
     df = pd.read_csv(path)

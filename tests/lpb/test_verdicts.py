@@ -185,19 +185,16 @@ def test_fig2_4_catches_a_broken_trend_a_far_fence_and_a_shifted_quartile(ref):
         assert verdict(claims, start) == "disagree", start
 
 
-def test_fig5_dp_agrees_and_catches_an_iqr_that_grows(ref):
+def test_fig5_dp_shows_the_shrinking_iqr_for_reading_and_catches_identical_panels(ref):
     df, cfg = ref("fig5_dp_noise_ratio")
     claims = verdicts.fig5_dp_noise_ratio(df, printed=cfg.printed, limits=cfg.claims)
-    assert {verdict(claims, f"the noise ratio shrinks as eps grows, {a}") for a in ("age", "education-num")} == {
-        "agree"
-    }
+    # the scale is Delta / eps: shrinking is true by construction, info with that reason
+    for a in ("age", "education-num"):
+        (c,) = [c for c in claims if c.claim.startswith(f"the noise ratio shrinks as eps grows, {a}")]
+        assert c.verdict == "info" and "by construction" in c.note
     assert verdict(claims, "the three attributes' panels differ") == "disagree"  # Lap(1/(n eps)) for each
-    last = (df.attribute == "age") & (df.epsilon == df.epsilon.max()) & (df.stat == "q3")
-    df.loc[last, "mc"] = 1.0
     df.loc[(df.attribute == "hours-per-week") & (df.stat == "q3"), "exact"] *= 2
     claims = verdicts.fig5_dp_noise_ratio(df, printed=cfg.printed, limits=cfg.claims)
-    assert verdict(claims, "the noise ratio shrinks as eps grows, age") == "disagree"
-    assert verdict(claims, "the noise ratio shrinks as eps grows, education-num") == "agree"
     assert verdict(claims, "the three attributes' panels differ") == "agree"
 
 
@@ -207,7 +204,11 @@ def test_fig5_lpb_vs_dp_agrees_and_catches_a_breach_below_and_a_different_noise(
     assert [c.verdict for c in claims] == ["agree", "agree"]
     below = df.index[df.epsilon < df.eps_calibrated][0]
     df.loc[below, "breach"] = True
-    df.loc[df.index[df.at_calibrated_eps][0], "ks_p"] = 1e-9
+    df.loc[df.index[df.at_calibrated_eps][0], "ks_p"] = 1e-9  # for reading only: not what decides
+    claims = verdicts.fig5_lpb_vs_dp(df, printed=cfg.printed, limits=cfg.claims)
+    assert [c.verdict for c in claims] == ["agree", "disagree"]
+    first = df.index[df.at_calibrated_eps][0]  # LPB's scale parts from Delta / eps: not the same noise
+    df.loc[first, "lambda_calibrated"] *= 1 + 1e-6
     claims = verdicts.fig5_lpb_vs_dp(df, printed=cfg.printed, limits=cfg.claims)
     assert [c.verdict for c in claims] == ["disagree", "disagree"]
     assert claims[1].reproduced.startswith("1 of 840 (setting, eps) pairs against it")

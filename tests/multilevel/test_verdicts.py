@@ -45,10 +45,15 @@ def test_fig5_collusion_agrees_and_catches_a_broken_theorem1_and_a_moved_bar():
     theorem1, bars = cfg["printed"]["theorem1"]["claim"], cfg["printed"]["bars"]["claim"]
     found = judge("fig5_collusion", df, cfg, *LAWS)
     assert verdict_of(found, theorem1) == "agree"
-    assert {v for c, v in found.items() if c.startswith(bars)} == {"agree"} and len(found) == 5
+    # 14-26 trials in a cell: the bars' intervals are far wider than the margin, nothing is decided
+    assert {v for c, v in found.items() if c.startswith(bars)} == {"inconclusive"} and len(found) == 5
+    claims = verdicts.fig5_collusion(df, printed=cfg["printed"], limits=cfg["claims"], **{k: cfg[k] for k in LAWS})
+    assert all("needs >= " in c.note and "--profile paper" in c.note for c in claims if c.claim.startswith(bars))
+    many = df.assign(mc_all_se=df.mc_all_se / 100, mc_c_se=df.mc_c_se / 100, mc_all=df.mc_c + 0.001)
+    assert {v for c, v in judge("fig5_collusion", many, cfg, *LAWS).items() if c.startswith(bars)} == {"agree"}
     broken = df.assign(exact_all=df.exact_all + np.where(df.x == 3, 1e-3, 0.0))
     assert verdict_of(judge("fig5_collusion", broken, cfg, *LAWS), theorem1) == "disagree"
-    shift = 10 * np.hypot(df.mc_all_se, df.mc_c_se) + 1e-3
+    shift = 10 * np.hypot(df.mc_all_se, df.mc_c_se) + cfg["claims"]["margin"]
     moved = df.assign(mc_all=np.where(df.distribution == "uniform", df.mc_all + shift, df.mc_all))
     assert verdict_of(judge("fig5_collusion", moved, cfg, *LAWS), f"{bars}, uniform") == "disagree"
 
@@ -138,11 +143,10 @@ def test_priors_agree_and_catch_a_printed_value_off_the_domain_and_a_wrong_panel
     df, cfg = reference("priors")
     p = cfg["printed"]
     found = judge("priors", df, cfg, *LAWS, limits=False)
-    assert {v for c, v in found.items() if not c.startswith(p["shape"]["claim"])} == {"agree"}
+    assert {v for c, v in found.items() if not c.startswith((p["shape"]["claim"], p["panels"]["claim"]))} == {"agree"}
+    assert verdict_of(found, p["panels"]["claim"]) == "info"  # the config's own laws: true by construction
     p["cells"]["values"]["uniform"] = [1, 10**6]
     assert verdict_of(judge("priors", df, cfg, *LAWS, limits=False), f"{p['cells']['claim']}, uniform") == "disagree"
-    p["panels"]["value"] = ["uniform"]
-    assert verdict_of(judge("priors", df, cfg, *LAWS, limits=False), p["panels"]["claim"]) == "disagree"
 
 
 def test_a_twin_mapping_names_the_real_data():

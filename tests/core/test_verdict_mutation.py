@@ -1,0 +1,55 @@
+"""Verdict mutation: every rule could have come out the other way.
+
+For every experiment, its claims are decided on the committed quick reference read back as
+``check`` reads it (no rerun). Each claim decided on a number exposes its `Comparison`: the
+test moves that number just past its declared margin and checks that an ``agree`` becomes
+``disagree`` or ``inconclusive``, and that a ``disagree`` can be moved inside the margin to
+``agree``. A rule no value can flip is a defect, and the test names it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from privlab import check, claims, registry
+
+EXPERIMENTS = registry.all_experiments()
+
+
+def _decided(exp_id):
+    exp = registry.get(exp_id)
+    return check.audited_claims(exp, "quick")
+
+
+@pytest.mark.parametrize("exp_id", [e.id for e in EXPERIMENTS])
+def test_every_rule_flips(exp_id):
+    rigid, wrong = [], []
+    for c in _decided(exp_id):
+        cmp = c.comparison
+        if cmp is None or c.verdict not in (*claims.CHECKED, "inconclusive"):
+            continue
+        if cmp.decide(cmp.value) != c.verdict:  # the exposed rule must be the one that decided
+            wrong.append(f"{c.claim}: exposed rule says {cmp.decide(cmp.value)}, the claim {c.verdict}")
+            continue
+        if c.verdict == "agree":
+            moved = cmp.reaching(["disagree", "inconclusive"])
+        elif c.verdict == "disagree":
+            moved = cmp.reaching(["agree"])
+        else:  # an undecided claim is decided once its interval narrows: some value decides it either way
+            moved = cmp.reaching(["agree", "disagree"])
+        if moved is None:
+            rigid.append(f"{c.claim} ({c.rule}): {cmp.text()}")
+    assert wrong == []
+    assert rigid == [], "rules that cannot flip"
+
+
+def test_mutation_finds_a_rule_that_cannot_flip():
+    # a coincide claim whose interval can never be narrow enough: no value makes it agree
+    c = claims.coincide("x", [0.1], [0.0], [10.0], margin=0.01)
+    assert c.verdict == "inconclusive"
+    assert c.comparison.reaching(["agree"]) is None
+    assert c.comparison.reaching(["disagree"]) is not None
+    # a bound flips exactly at its bound
+    c = claims.at_most("y", 0.5, 1.0)
+    assert c.verdict == "agree" and c.comparison.decide(c.comparison.reaching(["disagree"])) == "disagree"
+    assert 1.0 < c.comparison.reaching(["disagree"]) < 1.0 + 1e-5
