@@ -67,6 +67,7 @@ import yaml
 
 from . import ledger, registry
 from ._validation import PrivlabError
+from .audit import path_of, value_at
 
 AUDITS = ("consistency", "notation", "direction", "bibliography")
 PLAIN = ("ok", "explained")
@@ -199,8 +200,6 @@ def parse_value(printed: Any) -> Value:
 
 
 def _config_value(root: Path, file: str, key: str) -> Any:
-    from .audit import value_at
-
     node = value_at(yaml.safe_load((root / file).read_text()), key)
     if isinstance(node, Mapping) and ("value" in node or "values" in node):
         node = node.get("value", node.get("values"))
@@ -398,7 +397,7 @@ def notation_slips(entry: Mapping[str, Any], text: str | None = None, order: Seq
 
 
 def _function(formula: str, names: Iterable[str]):
-    import sympy as sp
+    import sympy as sp  # about 0.5 s to import; only the formula audit needs it
 
     symbols = {n: sp.Symbol(n) for n in names}
     expr = sp.parse_expr(formula, local_dict={**symbols, "log": sp.log, "exp": sp.exp, "sqrt": sp.sqrt})
@@ -606,8 +605,6 @@ def bibliography(data: Mapping[str, Any], vocab: Mapping[str, int]) -> tuple[lis
 
 def load(paper: str) -> dict[str, Any]:
     """The four audits' data of the paper's ``audit.yaml`` ({} without an audit)."""
-    from .audit import path_of
-
     path = path_of(paper)
     if not path.is_file():
         return {}

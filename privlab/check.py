@@ -26,7 +26,7 @@ from jinja2 import Environment, PackageLoader
 
 from . import ledger, registry, runner, store
 from ._validation import PrivlabError
-from .claims import counts, counts_text
+from .claims import CHECKED, counts, counts_text
 from .errors import fail
 from .registry import Experiment, Tolerance
 from .runner import table_to_csv
@@ -379,29 +379,6 @@ def run_check(ids: list[str], *, paper: str | None, profile: str, reference: str
     return 0
 
 
-def run_conformance(ids: list[str], *, paper: str | None, jobs: int = 2) -> int:
-    """``privlab check --conformance``: the conformance harness (`privlab.testing.check_experiment`)
-    over each chosen experiment, one row per experiment as it finishes, every failure below its row;
-    1 on any failure."""
-    from .testing import check_experiment  # testing imports check: the harness is the floor above
-
-    exps = registry.select(ids, paper=paper)
-    width = max((len(e.id) for e in exps), default=10)
-    print(f"{'experiment':<{width}}  {'status':<8}  {'seconds':>7}  detail", flush=True)
-    failed = 0
-    for exp in exps:
-        start = time.perf_counter()
-        failures = check_experiment(exp.id, workers=jobs)
-        failed += bool(failures)
-        detail = f"{len(failures)} failure(s)" if failures else f"conforms (1 and {jobs} workers)"
-        print(f"{exp.id:<{width}}  {'FAIL' if failures else 'OK':<8}  {time.perf_counter() - start:7.1f}  {detail}")
-        for line in failures:
-            print(f"    {line.removeprefix(exp.id + ': ')}", flush=True)
-    if failed:
-        fail(f"{failed} of {len(exps)} experiment(s) do not conform", 1)
-    return 0
-
-
 def _claims_tally(exp: Experiment, table: pd.DataFrame, cfg, total: dict[str, int]) -> str:
     """``; claims: 4 agree, ...`` for the table as it reads back from its CSV, added into ``total``."""
     try:
@@ -470,8 +447,6 @@ def run_compare(a: str, b: str, *, paper: str | None, html: str | None) -> int:
 # ---------------------------------------------------------------------------------------
 def audited_claims(exp: Experiment, profile: str = "quick"):
     """``exp``'s claims decided on its committed ``profile`` reference, read back as ``check`` reads it."""
-    from . import runner
-
     if profile not in runner.PROFILES:
         raise PrivlabError(f"--profile must be one of {', '.join(runner.PROFILES)}; got {profile!r}")
     cfg = runner.compose(exp.id, [], profile=profile)
@@ -484,8 +459,6 @@ def audited_claims(exp: Experiment, profile: str = "quick"):
 def audit_lines(exp: Experiment, profile: str = "quick") -> list[str]:
     """Per claim of ``exp`` (on its committed reference): verdict, rule, the value it read against its
     reference and margin, and the value at which the verdict flips (or why it cannot)."""
-    from .claims import CHECKED
-
     lines = [f"{exp.id} ({profile} reference)"]
     for c in audited_claims(exp, profile):
         lines.append(f"- [{c.verdict}] {c.claim}")

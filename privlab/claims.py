@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .stats import equivalence, trials_to_decide
+from .stats import equivalence, log_slope, trials_to_decide
 
 VERDICTS = ("agree", "disagree", "inconclusive", "info")
 CHECKED = ("agree", "disagree")  # the verdicts that decide a claim
@@ -582,8 +582,6 @@ def trend(
     ``margin``: an equivalence test). Fewer than ``min_points`` points
     (or an interval that straddles the margin) are ``inconclusive``, saying what would decide it.
     """
-    from .stats import log_slope
-
     if way not in ("up", "down", "little", "flat"):
         raise ValueError(f"way must be one of up, down, little, flat; got {way!r}")
     xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)

@@ -15,7 +15,7 @@ import warnings
 from pathlib import Path
 from typing import NoReturn
 
-from . import check, errata, launch, registry, report, runner, study, sweeps
+from . import check, errata, launch, registry, report, runner, scaffold, study, sweeps, testing
 from ._validation import PrivlabError
 from .errors import fail
 from .study import configure as configure_study
@@ -70,7 +70,7 @@ def _dispatch(args, hydra_args: list[str]) -> int:
             args.ids, paper=args.paper, profile=args.profile, jobs=args.jobs, results=args.results, force=args.force
         )
     if args.command == "check" and args.conformance:
-        return check.run_conformance(args.ids, paper=args.paper)
+        return testing.run_conformance(args.ids, paper=args.paper)
     if args.command == "check":
         return check.run_check(
             args.ids, paper=args.paper, profile=args.profile, reference=args.reference, update=args.update
@@ -86,8 +86,6 @@ def _dispatch(args, hydra_args: list[str]) -> int:
     if args.command == "errata":
         return errata.run(args)
     if args.command == "new":
-        from . import scaffold
-
         return scaffold.run(args)
     if args.command == "claims":
         return cmd_claims(args)
@@ -182,8 +180,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("errata", help="what privlab found in a paper, beside the printed text or value",
                        description=errata.DESCRIPTION)  # fmt: skip
     errata.configure(p)
-    from . import scaffold
-
     p = sub.add_parser("new", help="write a new paper as an installable package (privlab's example's shape)",
                        description=(scaffold.__doc__ or "").split("\n\n")[0])  # fmt: skip
     scaffold.configure(p)

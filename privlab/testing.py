@@ -25,13 +25,17 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
-from . import registry
+from . import check, claims, figures, ledger, registry, runner
+from ._validation import PrivlabError
 from .check import reference_path
+from .errors import fail
+from .runner import error_line
 
 __all__ = ["conformance", "check_experiment", "run_cli", "reference_table", "paper_root", "write_project"]
 
@@ -176,9 +180,6 @@ def check_experiment(exp_id: str, *, workers: int = 2, results: str | os.PathLik
     if results is None:
         with tempfile.TemporaryDirectory() as tmp:
             return check_experiment(exp_id, workers=workers, results=tmp)
-    from . import check, ledger, runner
-    from ._validation import PrivlabError
-
     exp = registry.get(exp_id)
     paper = registry.paper_of(exp)
     failures: list[str] = []
@@ -244,8 +245,6 @@ def check_experiment(exp_id: str, *, workers: int = 2, results: str | os.PathLik
 
 
 def _smoke(exp: registry.Experiment, workers: int, results: Path):
-    from . import runner
-
     cfg = runner.compose(exp.id, [*exp.smoke, f"n_jobs={workers}", "cache=false"])
     ctx = runner.make_context(cfg, results / f"workers{workers}", log=lambda m: None)
     return cfg, runner.run_table(exp, cfg, ctx)
@@ -254,9 +253,6 @@ def _smoke(exp: registry.Experiment, workers: int, results: Path):
 def _decides(exp: registry.Experiment, table: pd.DataFrame, cfg) -> list[str]:
     """What is wrong with the claims decided from ``table``: an exception, an unknown verdict, an
     ``info`` without its note."""
-    from . import claims
-    from .runner import error_line
-
     try:
         found = exp.check_claims(table, cfg)
     except Exception as exc:
@@ -267,15 +263,33 @@ def _decides(exp: registry.Experiment, table: pd.DataFrame, cfg) -> list[str]:
 
 
 def _draws(name: str, fn, table: pd.DataFrame, cfg) -> list[str]:
-    from . import figures
-    from .runner import error_line
-
     try:
         fig = figures.draw(fn, table, cfg)  # as the runner draws it, with the run's config
     except Exception as exc:
         return [f"figure {name} cannot be drawn: {error_line(exc)}"]
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # about 0.3 s to import; only drawing needs it
 
     empty = [] if fig.axes else [f"figure {name} has no axes"]
     plt.close(fig)
     return empty
+
+
+def run_conformance(ids: list[str], *, paper: str | None, jobs: int = 2) -> int:
+    """``privlab check --conformance``: the conformance harness (`privlab.testing.check_experiment`)
+    over each chosen experiment, one row per experiment as it finishes, every failure below its row;
+    1 on any failure."""
+    exps = registry.select(ids, paper=paper)
+    width = max((len(e.id) for e in exps), default=10)
+    print(f"{'experiment':<{width}}  {'status':<8}  {'seconds':>7}  detail", flush=True)
+    failed = 0
+    for exp in exps:
+        start = time.perf_counter()
+        failures = check_experiment(exp.id, workers=jobs)
+        failed += bool(failures)
+        detail = f"{len(failures)} failure(s)" if failures else f"conforms (1 and {jobs} workers)"
+        print(f"{exp.id:<{width}}  {'FAIL' if failures else 'OK':<8}  {time.perf_counter() - start:7.1f}  {detail}")
+        for line in failures:
+            print(f"    {line.removeprefix(exp.id + ': ')}", flush=True)
+    if failed:
+        fail(f"{failed} of {len(exps)} experiment(s) do not conform", 1)
+    return 0

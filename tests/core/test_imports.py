@@ -38,9 +38,9 @@ FLOORS = {
         "pages", "formulas", "overrides", "mechanisms", "figures", "datasets",
     ),
     2: ("bucketization", "cae", "isolation", "lpb", "multilevel"),  # the papers' libraries
-    3: ("registry", "ledger", "errata", "audit", "context"),
+    3: ("registry", "ledger", "errata", "audit", "audit_reading", "context"),
     4: ("runner", "sweep_store", "sweep_plots", "reproduce_pool", "multirun"),
-    5: ("app", "sweeps", "study", "report", "check", "testing"),
+    5: ("app", "sweeps", "study", "report", "check", "testing", "scaffold"),
     6: ("launch", "cli"),
 }  # fmt: skip
 
