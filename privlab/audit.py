@@ -296,5 +296,18 @@ def markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":  # python -m privlab.audit: the counts per paper
+def main() -> None:
+    """``python -m privlab.audit``: the prose audit's counts per paper, the four reading audits' counts
+    per paper and audit (`privlab.audit_reading`), and the ledgers' coverage (`privlab.audit_coverage`)."""
+    from . import audit_coverage, audit_reading
+
+    print("## The prose audit\n")
     print(markdown(summary()))
+    print("\n## The reading audits: consistency, notation, direction, bibliography\n")
+    print(markdown(audit_reading.counts()))
+    print("\n## Ledger coverage (claims recomputed from the committed quick reference tables)\n")
+    print(markdown(audit_coverage.table()))
+
+
+if __name__ == "__main__":
+    main()

@@ -554,7 +554,10 @@ def bibliography(data: Mapping[str, Any], vocab: Mapping[str, int]) -> tuple[lis
         if venue and e.get("year") and e.get("volume"):
             expected = int(e["year"]) - int(venue["first_year"]) + 1
             if int(e["volume"]) != expected:
-                what = f"volume {e['volume']} in {e['year']}; {venue['venue']}'s volume of {e['year']} is {expected}"
+                what = (
+                    f"volume {e['volume']} in {e['year']}; {venue['venue']}'s volume of {e['year']} is {expected}"
+                    f" (outside knowledge, confidence {venue.get('confidence', 'not given')})"
+                )
                 add(f"volume:{key}", label, what)
         for w in _words(" ".join(str(e.get(k, "")) for k in ("title", "venue"))):
             near = _near(w, vocab)

@@ -14,7 +14,8 @@ whose ``consequences`` name the others (each keeps its printed and corrected val
 returns the slips, and `summary` counts both the slips and the places.
 
 ``privlab errata <paper>`` prints them beside the paper's order (`text`), ``--markdown`` as the
-documentation's errata page (`markdown`), ``--kind`` keeps the findings of some kinds.
+documentation's errata page (`markdown`), ``--kind`` keeps the findings of some kinds, ``--coverage``
+prints the ledger's coverage instead (`privlab.audit_coverage`).
 `cause` names why a claim disagrees with the paper, for the report and the paper pages.
 """
 
@@ -24,7 +25,7 @@ import argparse
 import textwrap
 from collections.abc import Sequence
 
-from . import ledger, registry
+from . import audit_coverage, ledger, registry
 from ._validation import PrivlabError
 from .claims import OTHER_DATA, RECONSTRUCTED
 from .ledger import FINDING_KINDS, Item
@@ -244,10 +245,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="only findings of this kind (repeatable); 'error' alone lists the errors of the paper",
     )
     parser.add_argument("--markdown", action="store_true", help="print the documentation's errata page")
+    parser.add_argument(
+        "--coverage",
+        action="store_true",
+        help="print the ledger's coverage instead: checked / checkable / not checkable with reason (claims "
+        "recomputed from the committed reference tables)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    """``privlab errata``: print the paper's findings."""
+    """``privlab errata``: print the paper's findings (``--coverage``: its ledger's coverage)."""
     items = findings(args.paper, args.kind or ())
+    if getattr(args, "coverage", False):
+        found = audit_coverage.coverage(args.paper)
+        assert found is not None  # findings() refused a paper without a ledger
+        print(audit_coverage.text(found))
+        return 0
     print(markdown(args.paper, items) if args.markdown else text(args.paper, items))
     return 0

@@ -112,3 +112,17 @@ def test_section6_sizes_l_or_l_plus_1_need_a_large_enough_table():
         assert all(sums(n, l) for n in range(l * (l - 1), l * (l - 1) + 3 * l))
         assert l == 2 or not sums(l * (l - 1) - 1, l)
     assert not sums(6, 4) and not sums(10, 8) and sums(300_000, 4) and sums(300_000, 8)
+
+
+def test_reference_7_lacks_the_year_lpbs_list_gives_for_the_same_paper():
+    # read.ref7_year: bucketization's [7] (Dwork, McSherry, Nissim, Smith, Calibrating noise ...) has no year or
+    # pages; lpb's reference list prints the same paper as [3] with 2006: 265-284
+    from privlab import audit_reading
+
+    def entry(paper: str, key: int) -> dict:
+        return next(e for e in audit_reading.load(paper)["bibliography"]["entries"] if e["key"] == key)
+
+    ours, theirs = entry("bucketization", 7), entry("lpb", 3)
+    assert ours["year"] is None and "pages" not in ours and "Calibrating noise" in ours["title"]
+    assert "Calibrating noise" in theirs["title"] and (theirs["year"], theirs["pages"]) == (2006, "265-284")
+    assert "265-284" in ITEMS["read.ref7_year"].corrected and "2006" in ITEMS["read.ref7_year"].corrected

@@ -78,3 +78,20 @@ def test_algorithm1_reads_a_stage_before_the_first():
     assert round(first_stage(1, math.inf), 3) == 1.054  # the appendix's H(1)
     assert first_stage(1, 0.0) == 0.0  # a row of zeros before the first stage would return 0
     assert "+infinity" in ITEMS["read.alg1_first_stage"].corrected
+
+
+def _entry(paper: str, key: int) -> dict:
+    from privlab import audit_reading
+
+    return next(e for e in audit_reading.load(paper)["bibliography"]["entries"] if e["key"] == key)
+
+
+def test_reference_6_pages_and_reference_33_volume():
+    # read.ref6_pages: 46-353 would be a 308-page article; 346-353 (the digit lost) is an 8-page one
+    first, last = (int(x) for x in _entry("cae", 6)["pages"].split("\u2013"))
+    assert (first, last) == (46, 353) and last - first + 1 == 308
+    assert 353 - 346 + 1 == 8 and "346" in ITEMS["read.ref6_pages"].corrected
+    # read.ref33_volume: IEEE TIFS, volume 1 in 2006, one volume a year: 2013 is volume 8, volume 9 is 2014
+    entry = _entry("cae", 33)
+    assert (entry["year"], entry["volume"]) == (2013, 9) and 2013 - 2006 + 1 == 8 != entry["volume"]
+    assert ITEMS["read.ref33_volume"].corrected.startswith("8(6)")

@@ -166,6 +166,17 @@ def _bib(**changes):
     return sorted(s.id for s in ar.bibliography(data, vocab)[0])
 
 
+def test_a_volume_slip_says_it_rests_on_outside_knowledge():
+    import copy
+
+    data = copy.deepcopy(BIB)
+    data["entries"][1]["volume"] = 22
+    (slip,) = ar.bibliography(data, {})[0]
+    assert slip.what == (
+        "volume 22 in 1989; ACM Comput. Surv.'s volume of 1989 is 21 (outside knowledge, confidence high)"
+    )
+
+
 def test_bibliography_clean_has_no_slip():
     assert _bib() == []
     assert ar.bibliography(BIB, {})[1] == 3 + 3 + 1
