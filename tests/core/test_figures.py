@@ -94,6 +94,7 @@ def _rate_spec(df: pd.DataFrame) -> FigureSpec:
         interval=Interval("wilson", successes="successes", trials="trials"),
         successes="successes",
         upper="upper",
+        dodge=0.05,  # the T's upper bounds at one c side by side
     )
     panels = tuple(
         Panel(
