@@ -23,7 +23,7 @@ __all__ = [
 ]
 
 SIMULATED = "simulated: quartiles (box), median, whiskers at the fences Q1 − 1.5 IQR and Q3 + 1.5 IQR"
-MEDIAN = "simulated median ± 2 s.e. (across 0: no skew)"
+MEDIAN = "simulated median ± 2 s.e. (the exact median is 0: a wobble inside the bars is no skew)"
 EXACT = "exact quartiles (Laplace)"
 BOX = {"q1": "mc_q1", "med": "mc_median", "q3": "mc_q3", "lo": "mc_lower_fence", "hi": "mc_upper_fence"}
 

@@ -39,15 +39,16 @@ def _letters(names: list[str]) -> dict[str, str]:
     return {n: "abcdefghij"[i] for i, n in enumerate([*PANELS, *others])}
 
 
-def _value_axis(name: str, block: Any) -> Axis:
-    """The x axis of a law's panel, in its unit: a salary bin (its width), an occupation's code."""
+def _value_axis(name: str, block: Any, by_frequency: bool = False) -> Axis:
+    """The x axis of a law's panel, in its unit: a salary bin (its width), a category's rank
+    (``by_frequency``: the codes run from the most frequent down) or its code."""
     get = block.get if hasattr(block, "get") else {}.get
     kind, width = get("kind"), get("bin_width")
     if kind in ("lognormal", "binned") and width is not None:
         unit = f"{float(width):g}K$ wide" if kind == "lognormal" else f"${float(width):,.0f} wide"
         return Axis("salary bin x", unit, integer=True)
     if kind == "marginal":
-        return Axis(f"{name} x (category code, in code order)", integer=True)
+        return Axis(f"{name} rank x (1 = most frequent)" if by_frequency else f"{name} x (category code)", integer=True)
     return VALUE
 
 
@@ -67,13 +68,15 @@ def priors(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
         if missing is not None:  # codes 0..s-1 with the missing entries as their own code: x = code + 1
             x_na = int(missing) + 1
             share = float(g.prior[g.x == x_na].sum())
-            refs = (Reference(f"x = {x_na}: N/A (no category recorded)", x=[x_na], y=[share], marker="*"),)
+            refs = (
+                Reference(f"x = {x_na}: N/A (no category recorded)", x=[x_na], y=[share], linestyle="", marker="*"),
+            )
             notes = (f"x = {x_na} is N/A, {share:.0%} of the law",)
         panels.append(
             Panel(
                 g,
                 "x",
-                _value_axis(name, block),
+                _value_axis(name, block, bool((np.diff(g.sort_values("x").prior.to_numpy()) <= 0).all())),
                 Axis("Pr[X = x]", probability=True),
                 (Layer("prior", kind="bar"),),
                 title=f"({letter[name]}) {name} ({source}, s = {len(g)})",
