@@ -81,6 +81,7 @@ PALETTE = (
 )
 NAMED = {"blue": PALETTE[0], "orange": PALETTE[1], "green": PALETTE[2], "red": PALETTE[3], "purple": PALETTE[4]}
 MARKERS = ("o", "s", "^", "D", "P", "X", "*", "<", ">", "h", "p", "d", "8", "H")  # no "v": it marks upper bounds
+UNRESOLVED = "#fbf3e4"  # the face of a panel whose cells have too few trials
 NEUTRAL = "#444444"  # layer entries of the legend (exact, upper bound, ...): a reader matches marker and line
 COINCIDE_TOL = 0.012  # two series closer than this fraction of the axes everywhere are drawn on top of each other
 MIN_COLOUR_DISTANCE = 22.0  # CIE76 Delta E: entries with the same marker and line must differ in colour by this
@@ -185,6 +186,7 @@ class Layer:
     markersize: float | None = None
     hollow: bool = False
     only: tuple[str, ...] | None = None  # draw it for these series only (e.g. boxes for the simulated series)
+    dodge: float = 0.0  # x offset between neighbouring series (octaves on a log axis), so intervals stay apart
 
 
 @dataclass(frozen=True)
@@ -397,6 +399,16 @@ def _series(panel: Panel, layer: Layer | None = None) -> list[tuple[str, pd.Data
     return [(k, g) for k, g in out if layer is None or layer.only is None or k in layer.only]
 
 
+def _layer_x(panel: Panel, layer: Layer, label: str, rows: pd.DataFrame, styles: Mapping[str, Style]) -> np.ndarray:
+    """x of each row as the layer draws it: dodged by the series' rank among the layer's series."""
+    x = _xpos(panel, rows)
+    if not layer.dodge or layer.kind in ("bar", "box"):
+        return x
+    labels = [lbl for lbl in styles if lbl in {k for k, _ in _series(panel, layer)}]
+    shift = (labels.index(label) - (len(labels) - 1) / 2) * layer.dodge
+    return x * 2.0**shift if panel.xaxis.scale in ("log", "log2") else x + shift
+
+
 def _bar_layout(panel: Panel, styles: Mapping[str, Style]) -> tuple[dict[str, float], float]:
     bars = {lbl for lay in panel.layers if lay.kind == "bar" for lbl, _ in _series(panel, lay)}
     labels = [lbl for lbl in styles if lbl in bars]
@@ -411,7 +423,10 @@ def _configure_axis(ax: Any, which: str, axis: Axis, panel: Panel) -> None:
     setter = ax.set_xscale if which == "x" else ax.set_yscale
     target = ax.xaxis if which == "x" else ax.yaxis
     if axis.scale == "log":
+        from matplotlib.ticker import NullFormatter
+
         setter("log")
+        target.set_minor_formatter(NullFormatter())  # 2x10^-2, 3x10^-2, ... crowd; see _two_log_labels
     elif axis.scale == "log2":
         setter("log", base=2)
     elif axis.scale == "symlog":
@@ -423,7 +438,8 @@ def _configure_axis(ax: Any, which: str, axis: Axis, panel: Panel) -> None:
         target.set_major_formatter(FuncFormatter(lambda v, pos: "" if 0 < abs(v) < 3 * lin else plain(v, pos)))
     elif axis.scale == "category" and which == "x":
         cats = _xcategories(panel)
-        ax.set_xticks(np.arange(len(cats)), [textwrap.fill(str(c), 18) for c in cats])
+        wrapped = ["\n".join(textwrap.fill(line, 18) for line in str(c).split("\n")) for c in cats]  # keep given breaks
+        ax.set_xticks(np.arange(len(cats)), wrapped)
     if axis.rotation:
         target.set_tick_params(labelrotation=axis.rotation)
     if axis.integer:
@@ -439,6 +455,22 @@ def _apply_limits(ax: Any, panel: Panel) -> None:
         if axis.limits is not None:
             lo, hi = get()
             set_(lo if axis.limits[0] is None else axis.limits[0], hi if axis.limits[1] is None else axis.limits[1])
+
+
+def _two_log_labels(ax: Any) -> None:
+    """A base-10 log axis whose view holds fewer than two powers of ten gets major ticks at 1, 2
+    and 5 times them, labelled as plain numbers, instead of crowded minor labels (2x10^-2, 3x10^-2, ...)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    for target, lim, scale in ((ax.xaxis, ax.get_xlim(), ax.get_xscale()), (ax.yaxis, ax.get_ylim(), ax.get_yscale())):
+        if scale != "log" or getattr(target.get_transform(), "base", 10) != 10:
+            continue
+        lo, hi = sorted(lim)
+        if lo <= 0 or np.floor(np.log10(hi)) - np.ceil(np.log10(lo)) >= 1:
+            continue
+        target.set_major_locator(LogLocator(10, subs=(1.0, 2.0, 5.0)))
+        target.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.3g}"))
+        target.set_minor_formatter(NullFormatter())
 
 
 def _compact(v: float) -> str:
@@ -468,7 +500,7 @@ def _draw_layer(ax: Any, panel: Panel, layer: Layer, styles: Mapping[str, Style]
     for label, rows in _series(panel, layer):
         style = styles[label]
         color, marker, ls = _layer_style(style, layer)
-        x, y = _xpos(panel, rows), values(rows, layer.y)  # type: ignore[arg-type]
+        x, y = _layer_x(panel, layer, label, rows, styles), values(rows, layer.y)  # type: ignore[arg-type]
         zero = np.zeros(len(rows), bool)
         if layer.successes is not None:
             zero = values(rows, layer.successes) == 0
@@ -497,7 +529,8 @@ def _draw_layer(ax: Any, panel: Panel, layer: Layer, styles: Mapping[str, Style]
         if zero.any():
             up = values(rows, layer.upper)[zero]  # type: ignore[arg-type]
             xz = (x + offsets[label])[zero] if layer.kind == "bar" else x[zero]
-            ax.plot(xz, up, color=color, marker="v", linestyle="None", ms=6, label=f"{label}: upper bound")
+            edge = "black" if _hex(color) == "#ffffff" else color  # a white series' bound stays visible
+            ax.plot(xz, up, color=color, mec=edge, marker="v", linestyle="None", ms=6, label=f"{label}: upper bound")
             used.setdefault("upper", []).extend(up.tolist())
         if layer.missing is not None:
             gone = ~np.isfinite(values(rows, layer.y))  # type: ignore[arg-type]
@@ -665,6 +698,7 @@ def render(spec: FigureSpec) -> Any:
             _draw_reference(ax, ref)
             entries.setdefault(f"ref:{ref.label}", ref)
         _apply_limits(ax, panel)
+        _two_log_labels(ax)
         notes = list(panel.notes) + _mark_coincidences(ax, drawn, spec.styles)
         if used.get("upper"):
             lo, _ = ax.get_ylim()
@@ -677,7 +711,8 @@ def render(spec: FigureSpec) -> Any:
             least = min(n for _, n, _ in used["unresolved"])
             minimum = used["unresolved"][0][2]
             notes.append(f"unresolved: {least} trials in the cell (< {minimum:g}); intervals are wide")
-            ax.set_facecolor("#fbf3e4")
+            ax.set_facecolor(UNRESOLVED)
+            entries["unresolved"] = minimum
         if used.get("box"):
             entries["box"] = True
         title = panel.title + "".join(f"\n({t})" for t in notes)
@@ -685,7 +720,8 @@ def render(spec: FigureSpec) -> Any:
         if panel.gaps:
             _draw_gaps(fig.add_subplot(grid[r * 2 + 1, c], sharex=ax), panel, spec.styles, i, seen_labels)
     bars = {lbl for p in spec.panels for lay in p.layers if lay.kind == "bar" for lbl, _ in _series(p, lay)}
-    for label in seen_labels:
+    order = list(spec.styles)
+    for label in sorted(seen_labels, key=order.index):  # the style map's order: a figure's sorted series stay sorted
         st = spec.styles[label]
         primary = next((lay for p in spec.panels for lay in p.layers if label in dict(_series(p, lay))), Layer(""))
         if primary.kind == "box":
@@ -736,6 +772,9 @@ def render(spec: FigureSpec) -> Any:
     if entries.get("band"):
         handles.append(Line2D([], [], color=NEUTRAL, marker="v", linestyle="None", label="no success: 95% upper bound"))
         handles.append(Patch(facecolor="0.88", label="below resolution"))
+    if "unresolved" in entries:
+        label = f"shaded panel: fewer than {entries['unresolved']:g} trials in its cell"
+        handles.append(Patch(facecolor=UNRESOLVED, edgecolor="0.6", lw=0.5, label=label))
     for reason in list(entries.get("missing", [])):
         handles.append(Line2D([], [], color=NEUTRAL, marker="x", mew=2, linestyle="None", label=f"no value: {reason}"))
     if any(lay.interval for p in spec.panels for lay in p.layers):
@@ -922,7 +961,7 @@ def _expected(panel: Panel, styles: Mapping[str, Style]) -> list[_Expect]:
         if layer.kind == "box":
             continue
         for label, rows in _series(panel, layer):
-            x, y = _xpos(panel, rows), values(rows, layer.y)  # type: ignore[arg-type]
+            x, y = _layer_x(panel, layer, label, rows, styles), values(rows, layer.y)  # type: ignore[arg-type]
             if layer.successes is not None:
                 y = np.where(values(rows, layer.successes) == 0, np.nan, y)
             lo = hi = None
@@ -1074,11 +1113,15 @@ def _audit_panel(fig: Any, ax: Any, panel: Panel, spec: FigureSpec) -> list[str]
             out.append(f"{what} is not drawn: no line or bars show its {len(x)} value(s)")
     out += _audit_view(ax)
     out += _audit_intervals(fig, ax, panel, expected, texts)
-    out += _audit_zero(ax, panel)
-    out += _audit_missing(fig, ax, panel)
+    out += _audit_zero(ax, panel, spec.styles)
+    out += _audit_missing(fig, ax, panel, spec.styles)
     out += _audit_references(ax, panel, entries)
     out += _audit_coincidences(ax, drawn_series, texts, entries)
     out += _audit_resolution(panel, texts)
+    if _hex(ax.get_facecolor()) == UNRESOLVED and not any(
+        k is not None and k.color == UNRESOLVED for _, k, _ in entries
+    ):
+        out.append("its shading (too few trials) is not explained in the legend")
     out += _audit_boxes(ax, panel)
     return out
 
@@ -1168,12 +1211,49 @@ def _audit_intervals(fig: Any, ax: Any, panel: Panel, expected: list[_Expect], t
                 missing += 1
         if missing:
             out.append(f"{e.label!r}: {missing} of its {int(ok.sum())} {e.layer.interval.name}(s) not drawn")
+    out += _audit_zero_intervals(panel)
+    out += _audit_interval_overlap(expected)
     return out
 
 
-def _audit_zero(ax: Any, panel: Panel) -> list[str]:
+def _audit_zero_intervals(panel: Panel) -> list[str]:
+    """A Wilson interval at a cell with no success runs from 0 to its upper bound: drawn as a
+    whisker it looks like a measured spread; such a cell is an upper bound (``successes``, ``upper``)."""
+    out = []
+    for layer in panel.layers:
+        iv = layer.interval
+        if iv is None or iv.kind != "wilson" or layer.successes is not None:
+            continue
+        for label, rows in _series(panel, layer):
+            k, n = values(rows, iv.successes), values(rows, iv.trials)
+            zero = int(np.sum((k == 0) & (n > 0)))
+            if zero:
+                out.append(f"{label!r}: {zero} whisker(s) from 0 at cells with no success (draw upper bounds)")
+    return out
+
+
+def _audit_interval_overlap(expected: list[_Expect]) -> list[str]:
+    """±k s.e. intervals of different series drawn at the same x and overlapping: a reader cannot
+    tell whose whisker is whose (dodge the series)."""
+    segs: dict[float, list[tuple[str, float, float]]] = {}
+    for e in expected:
+        if e.layer.interval is None or e.layer.interval.kind != "se" or e.lo is None or e.hi is None:
+            continue
+        for x, lo, hi in zip(e.x, e.lo, e.hi):
+            if np.isfinite(x) and np.isfinite(lo) and np.isfinite(hi) and hi > lo:
+                segs.setdefault(round(float(x), 9), []).append((e.label, float(lo), float(hi)))
+    for x, items in segs.items():
+        for i, (a, lo_a, hi_a) in enumerate(items):
+            for b, lo_b, hi_b in items[i + 1 :]:
+                if a != b and min(hi_a, hi_b) > max(lo_a, lo_b):
+                    return [f"the intervals of {a!r} and {b!r} overlap at x = {x:g} (dodge the series)"]
+    return []
+
+
+def _audit_zero(ax: Any, panel: Panel, styles: Mapping[str, Style]) -> list[str]:
     out = []
     upper_all: list[float] = []
+    stacked: dict[tuple[float, float], list[str]] = {}
     for layer in panel.layers:
         if layer.successes is None or layer.upper is None:
             continue
@@ -1181,9 +1261,12 @@ def _audit_zero(ax: Any, panel: Panel) -> list[str]:
             zero = values(rows, layer.successes) == 0
             if not zero.any():
                 continue
-            x, up = _xpos(panel, rows)[zero], values(rows, layer.upper)[zero]
+            x, up = _layer_x(panel, layer, label, rows, styles)[zero], values(rows, layer.upper)[zero]
             xtol = 0.5 if layer.kind == "bar" else 1e-9
             upper_all += up.tolist()
+            if layer.kind != "bar":  # bars are side by side; markers of series at one point hide each other
+                for xi, ui in zip(x, up):
+                    stacked.setdefault((round(float(xi), 9), round(float(ui), 12)), []).append(label)
             y = values(rows, layer.y)[zero]  # type: ignore[arg-type]
             for line in ax.lines:
                 px, py = _points(line)
@@ -1195,6 +1278,10 @@ def _audit_zero(ax: Any, panel: Panel) -> list[str]:
             for xi, ui in zip(x, up):
                 if not any(np.any((np.abs(px - xi) <= xtol) & np.isclose(py, ui)) for px, py in marks):
                     out.append(f"{label!r}: the zero-success cell at x = {xi:g} has no upper-bound marker at {ui:.3g}")
+    for (xi, _), labels in stacked.items():
+        labels = list(dict.fromkeys(labels))  # one series' layers may agree on a bound (best-of and its natural)
+        if len(labels) > 1:
+            out.append(f"upper-bound markers of {', '.join(labels)} are stacked at x = {xi:g} (dodge the series)")
     if upper_all:
         bands = [p for p in ax.patches if "below resolution" in str(p.get_label())]
         top = max(upper_all)
@@ -1205,7 +1292,7 @@ def _audit_zero(ax: Any, panel: Panel) -> list[str]:
     return out
 
 
-def _audit_missing(fig: Any, ax: Any, panel: Panel) -> list[str]:
+def _audit_missing(fig: Any, ax: Any, panel: Panel, styles: Mapping[str, Style]) -> list[str]:
     out = []
     for layer in panel.layers:
         if layer.missing is None:
@@ -1216,7 +1303,7 @@ def _audit_missing(fig: Any, ax: Any, panel: Panel) -> list[str]:
             if not gone.any():
                 continue
             reasons = np.asarray((layer.missing(rows) if callable(layer.missing) else rows[layer.missing]).astype(str))
-            for xi, why in zip(_xpos(panel, rows)[gone], reasons[gone]):
+            for xi, why in zip(_layer_x(panel, layer, label, rows, styles)[gone], reasons[gone]):
                 marked = any(
                     _marker(line.get_marker()) == "x" and np.any(np.isclose(np.asarray(line.get_xdata(), float), xi))
                     for line in ax.lines
@@ -1381,13 +1468,24 @@ def _audit_layout(fig: Any) -> list[str]:
                     out.append(f"a legend covers the data of {line.get_label()!r}")
                     break
     for i, ax in enumerate(fig.axes):
-        for which, ticks in (("x", ax.get_xticklabels()), ("y", ax.get_yticklabels())):
+        xticks = ax.get_xticklabels() + ax.get_xticklabels(minor=True)
+        for which, ticks in (("x", xticks), ("y", ax.get_yticklabels() + ax.get_yticklabels(minor=True))):
             boxes = [t.get_window_extent(renderer) for t in ticks if t.get_visible() and t.get_text()]
             boxes.sort(key=lambda b: b.x0 if which == "x" else b.y0)
             for p, q in zip(boxes, boxes[1:]):
                 if (q.x0 < p.x1 - 0.5) if which == "x" else (q.y0 < p.y1 - 0.5):
                     out.append(f"axes {i + 1}: its {which} tick labels run together")
                     break
+    for i, ax in enumerate(fig.axes):
+        for which, scale, minor in (
+            ("x", ax.get_xscale(), ax.get_xticklabels(minor=True)),
+            ("y", ax.get_yscale(), ax.get_yticklabels(minor=True)),
+        ):
+            shown = [t.get_text() for t in minor if t.get_visible() and t.get_text()]
+            if scale == "log" and shown:
+                out.append(
+                    f"axes {i + 1}: its {which} axis labels minor ticks of a log scale ({', '.join(shown[:3])}, ...)"
+                )
     # matplotlib: about 0.3 s to import, loaded only to draw
     from matplotlib.container import BarContainer
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -118,6 +119,14 @@ class Figure:
     def data_uri(self) -> str:
         """The PNG as a ``data:`` URI, for the self-contained HTML report."""
         return "data:image/png;base64," + base64.b64encode(self.png.read_bytes()).decode("ascii")
+
+    @property
+    def tall(self) -> bool:
+        """Taller than wide (from the PNG's header): the page sets it above its claims, not beside them."""
+        head = self.png.read_bytes()[:24] if self.png.is_file() else b""
+        if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n":
+            return False
+        return int.from_bytes(head[20:24], "big") > int.from_bytes(head[16:20], "big")
 
 
 @dataclass(frozen=True)
@@ -395,7 +404,32 @@ def _read_provenance(run_dir: Path) -> tuple[Provenance | None, list[DataSource]
         return None, []
     prov = json.loads(path.read_text())
     keys = ("git_commit", "profile", "seed", "wall_time_s", "workers", "host_cores", "finished_utc")
-    return Provenance(*(prov.get(k) for k in keys)), [DataSource(str(d)) for d in prov.get("data") or []]
+    return Provenance(*(prov.get(k) for k in keys)), [DataSource(d) for d in merge_labels(prov.get("data") or [])]
+
+
+_NUMBER = re.compile(r"\d[\d,.]*\d|\d")
+
+
+def merge_labels(labels: list[Any]) -> list[str]:
+    """Data labels that differ in one number only (one per d of a sweep) as one label listing
+    the numbers: "... [-1, 1]^2 ..." and "... [-1, 1]^4 ..." -> "... [-1, 1]^{2, 4} ..."."""
+    groups: dict[tuple[str, ...], list[list[str]]] = {}
+    for label in map(str, labels):
+        parts = _NUMBER.split(label)
+        groups.setdefault(tuple(parts), []).append(_NUMBER.findall(label))
+    out = []
+    for parts, numbers in groups.items():
+        varying = [i for i in range(len(parts) - 1) if len({n[i] for n in numbers}) > 1]
+        if len(varying) > 1:  # more than one number moves: keep each label
+            out += ["".join(p + (n[i] if i < len(n) else "") for i, p in enumerate(parts)) for n in numbers]
+            continue
+        first = numbers[0]
+        cells = [
+            "{" + ", ".join(dict.fromkeys(n[i] for n in numbers)) + "}" if i in varying else first[i]
+            for i in range(len(parts) - 1)
+        ]
+        out.append("".join(p + (cells[i] if i < len(cells) else "") for i, p in enumerate(parts)))
+    return out
 
 
 def _experiment(entry: _Entry, run_dir: Path, results_dir: Path, failure: Failure | None) -> ExperimentReport:

@@ -48,15 +48,15 @@ def _method_styles(labels: list[str]) -> dict:
 @figure(ledger=("fig2.skewed",))
 def sa_frequencies(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     """Figure 2: the frequency of every sensitive value by rank, one panel per table (log scale)."""
-    rows = df.assign(series=df.table)
+    rows = df.assign(series=df.table, percent=100 * df.frequency)  # in % like the paper's axis
     tables = list(dict.fromkeys(rows.table))
     panels = tuple(
         Panel(
             rows[rows.table == t],
             "rank",
             Axis("rank of the value (1 = most frequent)", integer=True),
-            Axis("frequency $f_i$", "fraction of records", scale="log"),
-            (Layer("frequency", marker="o"),),
+            Axis("frequency $f_i$", "% of records", scale="log"),
+            (Layer("percent", marker="o"),),
             title=f"{t}: {int((rows.table == t).sum())} values",
         )
         for t in tables
@@ -176,7 +176,7 @@ def mse_vs_theta(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
 def re_vs_theta(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     """Figure 5: mean relative error vs theta per table with ±2 s.e.; the gaps between methods in a
     difference panel; dotted: the 10% the paper reads off."""
-    layer = Layer("re", interval=Interval("se", se="re_se"), missing="status")
+    layer = Layer("re", interval=Interval("se", se="re_se"), missing="status", dodge=0.06)
     ref = Reference("RE = 10% (Section 7.2.2)", y=0.10, color="0.4")
     panels, styles = _per_table(df, Axis("mean relative error of count queries"), layer, "{}", (ref,))
     return FigureSpec("Figure 5: RE of count queries vs θ", panels, styles, ncols=2, panel_size=(5.0, 3.4))
@@ -221,7 +221,11 @@ def runtime_n(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
 @figure(ledger=("fig7", "sec732.full_least", "sec732.ilp_grows", "sec732.others_little", "sec732.none_faster"))
 def runtime_scaleup(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     """Figure 7 (second study): seconds vs the scale-up factor gamma, one line per method."""
-    return _runtime(df, "gamma", Axis("scale-up factor γ", scale="log2"), "Figure 7: run time vs scale-up γ (OCC)")
+    per = sorted({int(m) // int(g) for m, g in zip(df.m, df.gamma)}) if "m" in df else []
+    domain = f" (domain m = {per[0]}γ)" if len(per) == 1 else ""
+    return _runtime(
+        df, "gamma", Axis(f"scale-up factor γ{domain}", scale="log2"), "Figure 7: run time vs scale-up γ (OCC)"
+    )
 
 
 @figure(ledger=("sec21.factors", "thm2.mean", "cor24"), about="privlab's figure of Section 2.1 (the paper has none)")
@@ -231,7 +235,9 @@ def diffinf(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     rows = df.sort_values("a1", kind="stable")
     rows = rows.assign(series=[f"a2/a1 = {r:g}" for r in rows.ratio])
     styles = style_map(list(dict.fromkeys(rows.series)))
-    mean = Layer(lambda g: g.trimmed_mean / g.ratio, interval=Interval("se", se=lambda g: g.trimmed_se / g.ratio))
+    mean = Layer(
+        lambda g: g.trimmed_mean / g.ratio, interval=Interval("se", se=lambda g: g.trimmed_se / g.ratio), dodge=0.1
+    )
     median = Layer(lambda g: g["median"] / g.ratio, name="median", linestyle="--", marker="")
     large = config_value(cfg, "large_a1")
     panels = []
@@ -264,9 +270,48 @@ def diffinf(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
                 references=tuple(refs),
             )
         )
+    panels += _nonpositive_panels(rows)
+    styles = {**styles, **style_map([*styles, NONPOS], fixed={NONPOS: "black"})}
     title = "Section 2.1: the ratio of two noisy counts"
     notes = ("solid: trimmed mean (1% cut at each end; the mean does not exist), ±2 s.e.; dashed: median",)
     return FigureSpec(title, tuple(panels), styles, ncols=2, panel_size=(4.8, 3.6), notes=notes)
+
+
+NONPOS = "simulated Pr[ã1 ≤ 0] (±2 s.e.)"
+
+
+def _nonpositive_panels(rows: pd.DataFrame) -> list[Panel]:
+    """Pr[ã1 <= 0] against a1 per eps, simulated (one ratio's draws) against exact e^(-a1/b) / 2."""
+    panels = []
+    for eps, g in rows.groupby("epsilon", sort=True):
+        one = g[g.ratio == g.ratio.iloc[0]].assign(series=NONPOS)
+        shown = one[one.p_nonpos > 0]  # a log axis: a probability never hit has no point to draw
+        exact = one[one.p_nonpos_exact >= 1e-6]
+        refs = (
+            Reference(
+                "exact Pr[ã1 ≤ 0] = ½ exp(−a1 / b)",
+                x=exact.a1.to_numpy(float),
+                y=exact.p_nonpos_exact.to_numpy(float),
+                color="red",
+                linestyle=":",
+                marker=".",
+            ),
+        )
+        never = sorted(float(a) for a in one.a1[one.p_nonpos == 0])
+        notes = (f"never ≤ 0 at a1 = {', '.join(f'{a:g}' for a in never)}",) if never else ()
+        panels.append(
+            Panel(
+                shown,
+                "a1",
+                Axis("true count a1", scale="log"),
+                Axis("Pr[ã1 ≤ 0]", scale="log", probability=True),
+                (Layer("p_nonpos", interval=Interval("se", se="p_nonpos_se", clip=(0.0, 1.0))),),
+                title=f"ε = {eps:g}: the noisy denominator at or below 0",
+                references=refs,
+                notes=notes,
+            )
+        )
+    return panels
 
 
 @figure(
@@ -286,7 +331,7 @@ def corruption(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
                 Axis("corrupted records per bucket c", integer=True),
                 Axis("adversary's certainty", probability=True),
                 (
-                    Layer("success", interval=Interval("se", se="success_se", clip=(0.0, 1.0))),
+                    Layer("success", interval=Interval("se", se="success_se", clip=(0.0, 1.0)), dodge=0.08),
                     Layer("exact", name="exact 1 / (|B| − c + k)", linestyle=":", marker=""),
                 ),
                 title=f"l = {l} (RE of count queries: {cost})",

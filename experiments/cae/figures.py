@@ -113,7 +113,7 @@ def sdc_vs_sk(figure_name: str) -> Any:
             labels = set(d.series)
             gaps = (COMPARED,) if all(c in labels for c in COMPARED) else ()
             for (measure, axis), letter in zip(MEASURES, letters):
-                layer = Layer(measure, interval=Interval("se", se=f"{measure}_se"))
+                layer = Layer(measure, interval=Interval("se", se=f"{measure}_se"), dodge=0.06)
                 title = f"{f'({letter}) ' if letter else ''}{name}: {measure.replace('area', 'Area')} vs SK ({ds})"
                 panels.append(Panel(d, "sk_size", SK, axis, (layer,), title=title, gaps=gaps))
         paper = {k: v for k, v in PAPER_COLOURS.items() if k in styles}

@@ -12,7 +12,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privlab.figures import Axis, FigureSpec, Interval, Layer, Panel, Reference, figure, style_map
+from privlab.figures import (
+    Axis,
+    FigureSpec,
+    Interval,
+    Layer,
+    Panel,
+    Reference,
+    config_value,
+    figure,
+    style_map,
+    wilson_bounds,
+)
 from privlab.isolation.rates import BEST, natural_rows
 
 __all__ = ["isolation_vs_d", "isolation_vs_c_T", "bad_sanitizer", "utility", "real_data", "sanitizer_name"]
@@ -62,8 +73,14 @@ def _data_name(name: str) -> str:
     return f"{base}, {DATA.get(scaling, scaling)}" if scaling else base
 
 
-def _rate_layer() -> Layer:
-    return Layer("rate", interval=WILSON, successes="successes", upper="wilson_upper")
+def _rate_layer(dodge: float = 0.0) -> Layer:
+    """Successes / trials with Wilson intervals; ``dodge`` keeps the series' intervals and
+    upper bounds at one x apart."""
+    return Layer("rate", interval=WILSON, successes="successes", upper="wilson_upper", dodge=dodge)
+
+
+def _someone_upper(g: pd.DataFrame) -> np.ndarray:
+    return wilson_bounds(g.successes_any, g.trials_any)[1]
 
 
 @figure(
@@ -78,16 +95,40 @@ def isolation_vs_d(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     rows = rows.assign(series=label)
     dashed = {lbl: "--" for lbl, adv in zip(label, rows.adversary) if adv == BEST}
     dd = np.sort(df.d.unique()).astype(float)
+    bound = (Reference("$2^{-d}$ (the talk's corollary)", y=2.0**-dd, x=dd),)
+    step = float(np.diff(dd).min()) if len(dd) > 1 else 1.0
     panel = Panel(
         rows,
         "d",
         Axis("dimension d", integer=True),
         RATE,
-        (_rate_layer(),),
-        references=(Reference("$2^{-d}$ (the talk's corollary)", y=2.0**-dd, x=dd),),
+        (_rate_layer(dodge=step / 16),),
+        title="(a) isolating the target: natural adversaries (solid), best of all of them (dashed)",
+        references=bound,
+    )
+    # the claims on isolating *someone* read this rate (the natural adversaries measure it)
+    anyone = rows[rows.adversary != BEST]
+    anyone = anyone[anyone.trials_any.notna()]
+    someone = Panel(
+        anyone,
+        "d",
+        Axis("dimension d", integer=True),
+        Axis("rate of isolating someone (any record)", scale="log", probability=True),
+        (
+            Layer(
+                "rate_any",
+                interval=Interval("wilson", successes="successes_any", trials="trials_any"),
+                successes="successes_any",
+                upper=_someone_upper,
+                dodge=step / 16,
+            ),
+        ),
+        title="(b) isolating someone: any of the n records (natural adversaries)",
+        references=bound,
     )
     title = f"Isolation vs d (n = {int(df.n.iloc[0]):,}, T = {int(df['T'].iloc[0])})"
-    return FigureSpec(title, (panel,), style_map(label, linestyles=dashed), panel_size=(6.4, 4.2), notes=(NOTE,))
+    styles = style_map(label, linestyles=dashed)
+    return FigureSpec(title, (panel, someone), styles, ncols=2, panel_size=(6.0, 4.2), notes=(NOTE,))
 
 
 @figure(
@@ -95,23 +136,44 @@ def isolation_vs_d(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     about="privlab's figure: isolation rate against the talk's c and T, one panel per sanitization",
 )
 def isolation_vs_c_T(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
-    """Rate vs c, one panel per sanitizer, one line per T: one colour per T in every panel."""
+    """Rate vs c, one panel per sanitizer, one line per T: one colour per T in every panel. Each
+    panel names its natural adversary; where a sanitizer has several adversaries, the best of
+    them per target is drawn dashed (hollow markers) beside it."""
     nat = natural_rows(df).sort_values(["T", "c"], kind="stable")
     nat = nat.assign(series=[f"T = {t}" for t in nat["T"]])
-    styles = style_map([f"T = {t}" for t in sorted(nat["T"].unique())])
-    panels = tuple(
-        Panel(
-            nat[nat.sanitizer == san],
-            "c",
-            Axis("ball-radius factor c", scale="log2"),
-            RATE,
-            (_rate_layer(),),
-            title=sanitizer_name(san),
-        )
-        for san in dict.fromkeys(nat.sanitizer)
+    best = df[df.adversary == BEST].set_index(["sanitizer", "T", "c"])
+    keys = pd.MultiIndex.from_frame(nat[["sanitizer", "T", "c"]])
+    nat = nat.assign(
+        best_rate=best.rate.reindex(keys).to_numpy(),
+        best_successes=best.successes.reindex(keys).to_numpy(),
+        best_trials=best.trials.reindex(keys).to_numpy(),
+        best_upper=best.wilson_upper.reindex(keys).to_numpy(),
     )
+    styles = style_map([f"T = {t}" for t in sorted(nat["T"].unique())])
+    best_layer = Layer(
+        "best_rate",
+        name="best of its adversaries (dashed)",
+        marker="o",
+        linestyle="--",
+        hollow=True,
+        interval=Interval("wilson", successes="best_successes", trials="best_trials"),
+        successes="best_successes",
+        upper="best_upper",
+        dodge=0.04,
+    )
+    others = df.groupby("sanitizer").adversary.agg(lambda a: [v for v in dict.fromkeys(a) if v != BEST])
+    panels = []
+    for san in dict.fromkeys(nat.sanitizer):
+        g = nat[nat.sanitizer == san]
+        adversary = _adversary(str(g.adversary.iloc[0]))
+        several = len(others.get(san, [])) > 1 and g.best_rate.notna().all()
+        title = f"{sanitizer_name(san)}\nsolid: {adversary}" + (
+            "\ndashed: best of all its adversaries" if several else ""
+        )
+        layers = (_rate_layer(dodge=0.04), best_layer) if several else (_rate_layer(dodge=0.04),)
+        panels.append(Panel(g, "c", Axis("ball-radius factor c", scale="log2"), RATE, layers, title=title))
     title = f"Isolation vs c and T (d = {int(df.d.iloc[0])})"
-    return FigureSpec(title, panels, styles, ncols=4, panel_size=(3.4, 3.3), notes=(NOTE,))
+    return FigureSpec(title, tuple(panels), styles, ncols=4, panel_size=(3.6, 3.4), notes=(NOTE,))
 
 
 @figure(ledger=("s9.passes", "s9.distance"), about="privlab's figure of slide 9's bad sanitizer")
@@ -124,7 +186,9 @@ def bad_sanitizer(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     fixed = {lbl: colours[f"{s:g}"].color for lbl, s in zip(rows.series, rows.stretch)}
     dashed = {lbl: "--" for lbl, a in zip(rows.series, rows.adversary) if a != "released_row"}
     styles = style_map(list(dict.fromkeys(rows.series)), fixed=fixed, linestyles=dashed)
-    panel = Panel(rows, "fraction_disclosed", Axis("fraction of attributes released exactly"), RATE, (_rate_layer(),))
+    step = float(np.diff(np.sort(rows.fraction_disclosed.unique())).min())
+    xaxis = Axis("fraction of attributes released exactly")
+    panel = Panel(rows, "fraction_disclosed", xaxis, RATE, (_rate_layer(dodge=step / 12),))
     title = f"Bad sanitizer (d = {int(df.d.iloc[0])}): disclosure without isolation"
     return FigureSpec(title, (panel,), styles, panel_size=(6.2, 4.0), notes=(NOTE,))
 
@@ -139,8 +203,20 @@ def utility(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
         ("kmeans_cost_ratio", Axis("k-means cost: SDB centres / RDB optimum")),
         ("box_query_mae", Axis("box-count error", "fraction of the points")),
     )
+    tolerance = config_value(cfg, "claims.kmeans_tolerance")
+    kmeans = (
+        () if tolerance is None else (Reference(f"{tolerance:g}: 'nearly as well' (privlab's reading)", y=tolerance),)
+    )
     panels = tuple(
-        Panel(rows, "d", Axis("dimension d", integer=True), axis, (Layer(col),), title=axis.quantity)
+        Panel(
+            rows,
+            "d",
+            Axis("dimension d", integer=True),
+            axis,
+            (Layer(col),),
+            title=axis.quantity,
+            references=kmeans if col == "kmeans_cost_ratio" else (),
+        )
         for col, axis in measures
     )
     title = f"Utility on a Gaussian mixture (n = {int(df.n.iloc[0]):,}, T = {int(df['T'].iloc[0])})"

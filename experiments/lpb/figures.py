@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privlab.figures import Axis, Drawn, FigureSpec, Layer, Panel, Reference, figure, style_map
+from privlab.figures import Axis, Drawn, FigureSpec, Interval, Layer, Panel, Reference, config_value, figure, style_map
 
 NR_PANELS = (("age", 2), ("hours-per-week", 3), ("education-num", 4))  # Figures 2-4
 
@@ -22,7 +22,8 @@ __all__ = [
     "wide_stats",
 ]
 
-SIMULATED = "simulated: quartiles (box), median, fences (whiskers)"
+SIMULATED = "simulated: quartiles (box), median, whiskers at the fences Q1 − 1.5 IQR and Q3 + 1.5 IQR"
+MEDIAN = "simulated median ± 2 s.e. (the exact median is 0: a wobble inside the bars is no skew)"
 EXACT = "exact quartiles (Laplace)"
 BOX = {"q1": "mc_q1", "med": "mc_median", "q3": "mc_q3", "lo": "mc_lower_fence", "hi": "mc_upper_fence"}
 
@@ -30,7 +31,8 @@ BOX = {"q1": "mc_q1", "med": "mc_median", "q3": "mc_q3", "lo": "mc_lower_fence",
 def wide_stats(df: pd.DataFrame) -> pd.DataFrame:
     """Noise-ratio rows (one per statistic) pivoted to one row per box."""
     index = [c for c in df.columns if c not in ("stat", "mc", "exact", "mc_se")]
-    return df.pivot_table(index=index, columns="stat", values=["mc", "exact"], sort=False)
+    values = ["mc", "exact", "mc_se"] if "mc_se" in df else ["mc", "exact"]
+    return df.pivot_table(index=index, columns="stat", values=values, sort=False)
 
 
 def _flat_stats(df: pd.DataFrame) -> pd.DataFrame:
@@ -62,10 +64,21 @@ def table1_posteriors(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     )
 
 
+ACS_NAMES = {"AGEP": "age", "EDU": "educational attainment", "PINCP": "personal income"}  # the ACS columns in words
+
+
+def _attribute_name(attribute: str, stands_for: Any) -> str:
+    """An attribute in words; a real-data twin's ACS column with the Adult attribute it stands for."""
+    name = ACS_NAMES.get(attribute, attribute)
+    adult = stands_for.get(attribute) if hasattr(stands_for, "get") else None
+    return f"{name} (ACS, for {adult})" if adult else name
+
+
 @figure(ledger=("fig1.curves", "fig1.increases", "sec5.di_less", "fig1.caption"))
 def lambda_vs_rho1(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     """Figure 1: LPB's lambda vs rho1, one line per attribute; dotted: differential identifiability's."""
-    rows = df.assign(series=df.attribute)
+    stands_for = config_value(cfg, "stands_for") or {}
+    rows = df.assign(series=[_attribute_name(a, stands_for) for a in df.attribute])
     layers = (Layer("lambda"), Layer("lambda_di", name="differential identifiability's λ", linestyle=":", marker=""))
     panel = Panel(
         rows, "rho1", Axis("prior threshold $\\rho_1$"), Axis("Laplace scale λ", "query units", scale="log"), layers
@@ -91,6 +104,10 @@ def _nr_spec(df: pd.DataFrame, panel_col: str, xcol: str, xaxis: Axis, title: st
         Layer(BOX, kind="box", only=(SIMULATED,)),
         Layer("q", kind="points", marker="_", markersize=14, only=(EXACT,)),
     )
+    if "mc_se_median" in flat:  # the median's sampling wobble: on a log part it would read as skew
+        rows = pd.concat([rows, flat.assign(series=MEDIAN)], ignore_index=True)
+        se = Interval("se", se="mc_se_median")
+        layers += (Layer("mc_median", kind="points", markersize=3, interval=se, only=(MEDIAN,)),)
     panels = []
     for value in dict.fromkeys(flat[panel_col]):
         g = rows[rows[panel_col] == value]
@@ -106,7 +123,7 @@ def _nr_spec(df: pd.DataFrame, panel_col: str, xcol: str, xaxis: Axis, title: st
                 xorder=tuple(f"{v:g}" for v in order),
             )
         )
-    styles = style_map([SIMULATED, EXACT], fixed={EXACT: "red"}, markers={EXACT: "_"})
+    styles = style_map([SIMULATED, EXACT, MEDIAN], fixed={EXACT: "red", MEDIAN: "#1f77b4"}, markers={EXACT: "_"})
     notes = (f"symmetric-log axis, linear within ±{lin:.1g} (a quarter of the smallest quartile)",)
     return FigureSpec(title, tuple(panels), styles, ncols=len(panels), panel_size=(3.4, 3.8), notes=notes, sharey=True)
 
@@ -141,8 +158,13 @@ def dp_noise_ratio(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
         "epsilon",
         Axis("privacy parameter ε", scale="category", rotation=45),
         "Figure 5: noise ratio for plain ε-DP",
-        str,
+        _lettered(list(dict.fromkeys(df.attribute))),
     )
+
+
+def _lettered(names: list[str]) -> Any:
+    """``name`` -> ``(a) name``, ``(b) ...`` in the figure's order, as the paper letters its panels."""
+    return {n: f"({'abcdefgh'[i]}) {n}" for i, n in enumerate(names)}.__getitem__
 
 
 @figure(
@@ -167,7 +189,7 @@ def breach_check(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
             Axis("ε / calibrated ε"),
             Axis("largest posterior of the $\\rho_1$ value", probability=True),
             layers,
-            title=a,
+            title=f"{a}\nρ1 = " + ", ".join(f"{r:g}" for r in sorted(set(tight.rho1[tight.attribute == a]))),
             references=(Reference(f"ρ2 = {rho2:g}", y=rho2),),
         )
         for a in dict.fromkeys(df.attribute)
@@ -184,7 +206,8 @@ def lpb_vs_dp(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     """Figure 5's statement: (a) eps-DP's worst posterior minus rho2 against eps / LPB's eps, (b) the
     sampled noise-ratio IQR of LPB against eps-DP's at LPB's eps."""
     rows = df.assign(series=df.attribute, ratio=df.epsilon / df.eps_calibrated, excess=df.worst_posterior - df.rho2)
-    styles = style_map(list(dict.fromkeys(rows.series)))
+    attributes = list(dict.fromkeys(rows.series))
+    styles = style_map(attributes, hollow=attributes)  # open markers: the attributes' points coincide
     at = rows[rows.at_calibrated_eps.astype(bool)]
     lo, hi = float(at.iqr_calibrated.min()), float(at.iqr_calibrated.max())
     left = Panel(
@@ -192,7 +215,7 @@ def lpb_vs_dp(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
         "ratio",
         Axis("ε / LPB's ε", scale="log"),
         Axis("worst posterior − $\\rho_2$ (≥ 0: breach)"),
-        (Layer("excess", kind="points", markersize=3.5),),
+        (Layer("excess", kind="points", markersize=5),),
         title="(a) ε-DP breaches exactly from LPB's ε on",
         references=(
             Reference("LPB's ε", x=1.0, vertical=True, color="0.3"),
@@ -204,7 +227,7 @@ def lpb_vs_dp(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
         "iqr_calibrated",
         Axis("LPB: sampled IQR of the noise ratio", scale="log"),
         Axis("ε-DP at LPB's ε: sampled IQR", scale="log"),
-        (Layer("iqr_dp", kind="points", markersize=4),),
+        (Layer("iqr_dp", kind="points", markersize=5),),
         title="(b) the same noise at the same ε",
         references=(Reference("equal", x=[lo, hi], y=[lo, hi]),),
     )

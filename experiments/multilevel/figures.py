@@ -39,6 +39,19 @@ def _letters(names: list[str]) -> dict[str, str]:
     return {n: "abcdefghij"[i] for i, n in enumerate([*PANELS, *others])}
 
 
+def _value_axis(name: str, block: Any, by_frequency: bool = False) -> Axis:
+    """The x axis of a law's panel, in its unit: a salary bin (its width), a category's rank
+    (``by_frequency``: the codes run from the most frequent down) or its code."""
+    get = block.get if hasattr(block, "get") else {}.get
+    kind, width = get("kind"), get("bin_width")
+    if kind in ("lognormal", "binned") and width is not None:
+        unit = f"{float(width):g}K$ wide" if kind == "lognormal" else f"${float(width):,.0f} wide"
+        return Axis("salary bin x", unit, integer=True)
+    if kind == "marginal":
+        return Axis(f"{name} rank x (1 = most frequent)" if by_frequency else f"{name} x (category code)", integer=True)
+    return VALUE
+
+
 @figure(ledger=("fig.priors",))
 def priors(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     """The slide "Distribution of Sensitive Values": one panel per law of X, lettered as the slide's."""
@@ -49,14 +62,26 @@ def priors(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     for name in names:
         g = rows[rows.distribution == name]
         source = g.data.iloc[0] if g.data.iloc[0] != "-" else g.kind.iloc[0]
+        block = config_value(cfg, f"distributions.{name}") or {}
+        refs, notes = (), ()
+        missing = block.get("missing") if hasattr(block, "get") else None
+        if missing is not None:  # codes 0..s-1 with the missing entries as their own code: x = code + 1
+            x_na = int(missing) + 1
+            share = float(g.prior[g.x == x_na].sum())
+            refs = (
+                Reference(f"x = {x_na}: N/A (no category recorded)", x=[x_na], y=[share], linestyle="", marker="*"),
+            )
+            notes = (f"x = {x_na} is N/A, {share:.0%} of the law",)
         panels.append(
             Panel(
                 g,
                 "x",
-                VALUE,
+                _value_axis(name, block, bool((np.diff(g.sort_values("x").prior.to_numpy()) <= 0).all())),
                 Axis("Pr[X = x]", probability=True),
                 (Layer("prior", kind="bar"),),
                 title=f"({letter[name]}) {name} ({source}, s = {len(g)})",
+                references=refs,
+                notes=notes,
             )
         )
     return FigureSpec(
@@ -85,7 +110,16 @@ def collusion(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
         ],
         ignore_index=True,
     )
-    mc = Layer("prob", kind="bar", interval=WILSON, only=(ALL, ONLY_C), resolution=("n", RESOLVED_TRIALS))
+    long = long.assign(upper=wilson_bounds(long.successes, long.n)[1])
+    mc = Layer(
+        "prob",
+        kind="bar",
+        interval=WILSON,
+        only=(ALL, ONLY_C),
+        resolution=("n", RESOLVED_TRIALS),
+        successes="successes",
+        upper="upper",  # a value no trial in the cell hit: its 95% upper bound, not a whisker from 0
+    )
     exact = Layer("prob", kind="points", marker="_", markersize=9, only=(EXACT,))
     styles = style_map(
         [ALL, ONLY_C, EXACT], fixed={ALL: "#ffffff", ONLY_C: "#333333", EXACT: "red"}, markers={EXACT: "_"}
@@ -182,6 +216,14 @@ def equivalence(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     )
 
 
+RECIPIENTS = {"Y_Alice": "Ya", "Y_Bob": "Yb", "Y_Charlie": "Yc"}  # the slides' copies: Alice's is Ya, ...
+
+
+def _copies(table: str) -> str:
+    """A table's variables in one naming: ``X,Y_Alice`` -> ``X, Ya``, as ``X,Ya,Yb,Yc`` -> ``X, Ya, Yb, Yc``."""
+    return ", ".join(RECIPIENTS.get(v.strip(), v.strip()) for v in str(table).split(","))
+
+
 @figure(ledger=("sec6.F",), about="privlab's goodness-of-fit check of the Monte Carlo table F (no figure in the paper)")
 def agreement(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     """p-values of the goodness-of-fit tests of every Monte Carlo table against the exact joint, with
@@ -189,7 +231,7 @@ def agreement(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     long = pd.concat(
         [df.assign(series="G-test p-value", prob=df.g_p), df.assign(series="chi-square p-value", prob=df.chi2_p)]
     )
-    long = long.assign(where=[f"{d}: {t}" for d, t in zip(long.distribution, long.table)])
+    long = long.assign(where=[f"{d}: ({_copies(t)})" for d, t in zip(long.distribution, long.table)])
     alpha = config_value(cfg, "claims.alpha")
     refs = (
         ()
@@ -206,7 +248,11 @@ def agreement(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     panel = Panel(
         long,
         "where",
-        Axis("Monte Carlo table (distribution: variables)", scale="category", rotation=90),
+        Axis(
+            "Monte Carlo table (distribution: its variables; Ya is Alice's copy, Yb Bob's, Yc Charlie's)",
+            scale="category",
+            rotation=90,
+        ),
         Axis("p-value", scale="log", probability=True, limits=(None, 1.5)),
         (Layer("prob", kind="points", markersize=6),),
         references=refs,
@@ -223,7 +269,7 @@ def agreement(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
 def independent(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     """Figure 7: the adversary's expected confidence vs the number of pooled copies, per scheme,
     exact (line) and Monte Carlo (crosses, ±2 s.e.)."""
-    rows = df.assign(series=df.scheme)
+    rows = df.assign(series=df.scheme, arrives=[f"{k}\np = {p:g}" for k, p in zip(df.k, df.p_k)])
     layers = (
         Layer("exact"),
         Layer(
@@ -233,14 +279,16 @@ def independent(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
             marker="x",
             markersize=8,
             interval=Interval("se", se="mc_se", clip=(0.0, 1.0)),
+            dodge=0.12,
         ),
     )
     panel = Panel(
         rows,
-        "k",
-        Axis("pooled copies k (p's in request order)", integer=True),
+        "arrives",
+        Axis("pooled copies k, with the retention probability p of the k-th copy", scale="category"),
         Axis("E[Pr[X = true x | copies]]", probability=True),
         layers,
+        xorder=tuple(dict.fromkeys(rows.sort_values("k").arrives)),
     )
     return FigureSpec(
         "Figure 7: vulnerability of independent perturbation",

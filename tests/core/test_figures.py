@@ -94,6 +94,7 @@ def _rate_spec(df: pd.DataFrame) -> FigureSpec:
         interval=Interval("wilson", successes="successes", trials="trials"),
         successes="successes",
         upper="upper",
+        dodge=0.05,  # the T's upper bounds at one c side by side
     )
     panels = tuple(
         Panel(
@@ -344,3 +345,66 @@ def test_a_symlog_axis_switching_where_the_quartiles_sit_is_caught():
 def test_the_title_must_be_the_specs():
     spec = _line_spec(_lines_df({"a": [1, 2, 3, 4]}))
     assert any("title says" in p for p in _audited(spec, lambda fig: fig.suptitle("Adult numeric columns")))
+
+
+def test_whiskers_from_zero_at_cells_without_success_are_caught():
+    """fig5_collusion's defect: a Wilson interval at a value no trial hit, drawn from 0 to its bound."""
+    df = pd.DataFrame({"x": [1.0, 2.0, 3.0], "k": [5, 0, 0], "n": [14, 14, 14], "series": "MC"})
+    df = df.assign(p=df.k / df.n, upper=figures.wilson_bounds(df.k, df.n)[1])
+    whiskers = Layer("p", interval=Interval("wilson", successes="k", trials="n"))
+    bounds = Layer("p", interval=Interval("wilson", successes="k", trials="n"), successes="k", upper="upper")
+
+    def spec(layer):
+        panel = Panel(df, "x", Axis("x"), Axis("p", probability=True), (layer,))
+        return FigureSpec("p", (panel,), style_map(["MC"]))
+
+    assert any("2 whisker(s) from 0" in q for q in _audited(spec(whiskers)))
+    assert _audited(spec(bounds)) == []
+
+
+def test_overlapping_intervals_of_series_at_one_x_are_caught_and_dodging_clears_them():
+    """fig5_re's defect: the ±2 s.e. bars of two methods on top of each other."""
+    df = pd.DataFrame({"x": [1.0, 2.0] * 2, "y": [0.2, 0.3, 0.21, 0.31], "se": 0.02, "series": ["A", "A", "B", "B"]})
+
+    def spec(dodge):
+        layer = Layer("y", interval=Interval("se", se="se"), dodge=dodge)
+        return FigureSpec("y", (Panel(df, "x", Axis("x"), Axis("y"), (layer,)),), style_map(["A", "B"]))
+
+    assert any("overlap at x = 1" in q for q in _audited(spec(0.0)))
+    assert _audited(spec(0.05)) == []
+
+
+def test_stacked_upper_bounds_are_caught():
+    """bad_sanitizer's defect: the upper bounds of several series at one point hide each other."""
+    df = _rates()
+    layer = Layer(
+        "rate",
+        interval=Interval("wilson", successes="successes", trials="trials"),
+        successes="successes",
+        upper="upper",
+    )
+    panel = Panel(
+        df[df.san == "A"], "c", Axis("c", scale="log2"), Axis("rate", scale="log", probability=True), (layer,)
+    )
+    found = _audited(FigureSpec("rates", (panel,), style_map(["T = 1", "T = 2", "T = 5"])))
+    assert any("stacked at x = 4" in q for q in found)
+
+
+def test_minor_tick_labels_of_a_log_axis_are_caught():
+    """fig6's defect: 2x10^-2, 3x10^-2, ... written at the minor ticks of a log axis."""
+    from matplotlib.ticker import FuncFormatter
+
+    spec = _rate_spec(_rates())
+    assert _audited(spec) == []
+    found = _audited(spec, lambda fig: fig.axes[0].yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:.0e}")))
+    assert any("labels minor ticks of a log scale" in q for q in found)
+
+
+def test_unresolved_shading_must_be_in_the_legend():
+    """fig5_collusion's defect: a shaded panel the legend does not explain."""
+    df = pd.DataFrame({"x": [1.0, 2.0], "p": [0.5, 0.5], "k": [7, 13], "n": [20, 20], "series": "MC"})
+    layer = Layer("p", interval=Interval("wilson", successes="k", trials="n"), resolution=("n", 400))
+    spec = FigureSpec("p", (Panel(df, "x", Axis("value x"), Axis("p", probability=True), (layer,)),), style_map(["MC"]))
+    assert _audited(spec) == []
+    found = _audited(spec, lambda fig: fig.legends[0].remove())
+    assert any("shading (too few trials) is not explained" in q for q in found)

@@ -377,6 +377,16 @@ def test_report_in_headless_chromium(results, tmp_path):
         driver.refresh()
         assert set(driver.execute_script(VISIBLE_CLAIMS)) == {"disagree"}
 
+        # at 1400 px: the ledger fits its box (no horizontal scroll) and no caption is squeezed
+        overflow = "return Array.from(document.querySelectorAll('table.ledger'))" + (
+            ".map(t => t.scrollWidth - t.parentElement.clientWidth)"
+        )
+        assert driver.execute_script(overflow) and max(driver.execute_script(overflow)) <= 0
+        widths = "return Array.from(document.querySelectorAll('figure figcaption'))" + (
+            ".map(c => c.getBoundingClientRect().width)"
+        )
+        assert min(driver.execute_script(widths)) >= 250
+
         driver.get((results / report.HTML_NAME).as_uri())
         screenshot = tmp_path / "report.png"
         assert driver.save_screenshot(str(screenshot))
@@ -387,3 +397,29 @@ def test_report_in_headless_chromium(results, tmp_path):
         driver.quit()
         shutil.rmtree(tmp_path / "chromium-profile", ignore_errors=True)
     print(f"\nscreenshot: {screenshot} (browser part {time.perf_counter() - start:.1f} s)")
+
+
+def test_data_labels_differing_in_one_number_merge():
+    """isolation_vs_d describes its cube once per d: the page says it once, listing the d's."""
+    labels = [
+        f"{n:,} points uniform on the hypercube [-1, 1]^{d}, drawn per trial" for n, d in ((10000, 2), (10000, 4))
+    ]
+    assert report.merge_labels(labels) == ["10,000 points uniform on the hypercube [-1, 1]^{2, 4}, drawn per trial"]
+    assert report.merge_labels(["a 1 b 2", "a 3 b 4", "c"]) == ["a 1 b 2", "a 3 b 4", "c"]  # two numbers move: kept
+
+
+def test_a_figure_taller_than_wide_is_tall(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    for name, size in (("tall", (3, 6)), ("wide", (6, 3))):
+        fig = plt.figure(figsize=size)
+        fig.savefig(tmp_path / f"{name}.png")
+        plt.close(fig)
+
+    def figure(name):
+        return report.Figure(name, tmp_path / f"{name}.png", f"{name}.png", None)
+
+    assert figure("tall").tall and not figure("wide").tall
