@@ -53,6 +53,18 @@ def test_fig5_collusion_agrees_and_catches_a_broken_theorem1_and_a_moved_bar():
     assert verdict_of(judge("fig5_collusion", moved, cfg, *LAWS), f"{bars}, uniform") == "disagree"
 
 
+def test_fig5_bars_test_each_count_exactly():
+    """An x expected 9.1 times among the cell's 11,894 trials and seen once: p = 2.3e-3 (z 3.0),
+    not the 5.8 sigma of the estimate's own standard error; seen 35 times it is caught."""
+    n, n_c, p0 = 11_894, 10**8, 7.68e-4
+    for k, low, high in ((1, 2.5, 3.6), (35, 6.0, 9.0)):
+        g = pd.DataFrame({"count_all": n, "count_c": n_c, "mc_all": [k / n, 1 - k / n], "mc_c": [p0, 1 - p0]})
+        z = verdicts._count_z(g)
+        assert low < z[0] < high and np.isclose(z[0], z[1])
+    too_many = pd.DataFrame({"count_all": 5, "count_c": n_c, "mc_all": [1.4], "mc_c": [0.5]})  # 7 of 5 trials
+    assert np.isinf(verdicts._count_z(too_many)[0])
+
+
 def test_fig6_equivalence_agrees_and_catches_a_broken_formula_and_a_wrong_printed_value():
     df, cfg = reference("fig6_equivalence")
     p = cfg["printed"]
