@@ -4,13 +4,20 @@ Run: python benchmarks/bench_multilevel.py [--per-worker 2e8] [--workers 1,2,4] 
 
 Prints
 
-- the single-core throughput of the fast kernel (``kernel="stratified"``) against the reference
-  kernel (a `MultiLevelPerturber` per chunk, the engine before issue 12), measured in the same
-  run, and against the 9.2M trials/s the old engine did on the 2-core development machine;
-- the engine's trials/s in total and per worker for 1, 2, 4, 8, 16 workers (those the machine
-  has), each worker given the same number of trials (weak scaling), and the parallel
-  efficiency: trials/s per worker relative to 1 worker;
-- the projected time of the paper profile (four X distributions at its trials each);
+- the trials per second of the kernels at 10^8, 10^10 and 10^12 trials (``--trials``) on one
+  core, from CPU time: the multinomial kernel (``kernel="multinomial"``, the experiments'
+  default: the counts drawn stage by stage, a cost independent of the trials) measured at every
+  count; the per-trial kernel (``kernel="stratified"``) measured up to ``--per-trial-max``
+  (10^8) and extrapolated linearly beyond (its cost is proportional to the trials), each line
+  saying which;
+- the single-core throughput of the per-trial kernel (``kernel="stratified"``) against the
+  reference kernel (a `MultiLevelPerturber` per chunk, the engine before issue 12), measured in
+  the same run, and against the 9.2M trials/s the old engine did on the 2-core development machine;
+- the engine's trials/s (per-trial kernel) in total and per worker for 1, 2, 4, 8, 16 workers
+  (those the machine has), each worker given the same number of trials (weak scaling), and the
+  parallel efficiency: trials/s per worker relative to 1 worker;
+- the projected time of the paper profile's Monte Carlo (four X distributions at its trials
+  each) with the per-trial kernel, and as measured with the multinomial kernel;
 - that the counts are identical for 1 and for every worker count, and that a finished
   checkpoint is reused;
 - the per-release time and stored size of multi-pert at n = 10^6.
@@ -42,17 +49,37 @@ PRIOR = np.full(S, 1 / S)
 OLD_ENGINE = 9.2e6  # trials/s per core of the engine before issue 12 (2-core machine, benchmarks/README.md)
 
 
-def kernel_rate(kernel: str, trials: int) -> float:
-    """Single-core trials/s of one kernel through the engine (serial, no checkpoint)."""
+def kernel_rate(kernel: str, trials: int, repeat: int = 1) -> float:
+    """Single-core trials/s of one kernel through the engine (serial, no checkpoint), from the
+    CPU time of the best of ``repeat`` runs (the machine may be shared)."""
     ml.collusion_counts(PRIOR, PS, S, 100_000, chunk=50_000, seed=1, kernel=kernel)  # warm up
-    t = time.perf_counter()
-    ml.collusion_counts(PRIOR, PS, S, trials, chunk=int(CFG.mc.chunk), seed=2, kernel=kernel)
-    return trials / (time.perf_counter() - t)
+    best = float("inf")
+    for r in range(repeat):
+        t = time.process_time()
+        ml.collusion_counts(PRIOR, PS, S, trials, chunk=int(CFG.mc.chunk), seed=2 + r, kernel=kernel)
+        best = min(best, time.process_time() - t)
+    return trials / best
 
 
-def engine(trials: int, n_jobs: int, scratch=None) -> tuple[float, np.ndarray]:
+def kernels(counts: list[int], per_trial_max: int, repeat: int) -> None:
+    """Trials/s of the multinomial and the per-trial kernel at each trial count (one core)."""
+    measured = {n: kernel_rate("stratified", n) for n in counts if n <= per_trial_max}
+    if not measured:
+        measured[per_trial_max] = kernel_rate("stratified", per_trial_max)
+    top = max(measured)
+    for n in counts:
+        fast = kernel_rate("multinomial", n, repeat)
+        slow = measured.get(n, measured[top])
+        how = "measured" if n in measured else f"extrapolated from {top:.0e} (cost proportional to trials)"
+        print(
+            f"{n:.0e} trials, one core: multinomial {fast:.3g} trials/s ({n / fast:.2f} s CPU); "
+            f"per-trial (stratified) {slow:.3g} trials/s ({n / slow:,.0f} s CPU, {how}): {fast / slow:,.0f}x"
+        )
+
+
+def engine(trials: int, n_jobs: int, scratch=None, kernel: str = "stratified") -> tuple[float, np.ndarray]:
     ctx = RunContext(seed=0, n_jobs=n_jobs, scratch_dir=scratch, progress=False)
-    what = {"chunk": int(CFG.mc.chunk), "seed": ctx.seed_sequence("mc", "uniform"), "kernel": CFG.mc.kernel}
+    what = {"chunk": int(CFG.mc.chunk), "seed": ctx.seed_sequence("mc", "uniform"), "kernel": kernel}
     checkpoint = ctx.checkpoint("multilevel_mc", **ml.collusion_identity(PRIOR, PS, S, trials, **what))
     how = {"map_fn": ctx.map_unordered, "workers": ctx.n_jobs, "checkpoint": checkpoint}
     t = time.perf_counter()
@@ -67,9 +94,15 @@ def main():
     ap.add_argument("--workers", default=",".join(str(w) for w in (1, 2, 4, 8, 16) if w <= cores))
     ap.add_argument("--old-trials", type=float, default=1e7, help="trials for the reference kernel")
     ap.add_argument("--repeat", type=int, default=3, help="runs per worker count, interleaved; the best is kept")
+    ap.add_argument("--trials", default="1e8,1e10,1e12", help="trial counts of the kernel comparison")
+    ap.add_argument("--per-trial-max", type=float, default=1e8, help="largest trial count run per trial")
+    ap.add_argument("--kernels-only", action="store_true", help="only the kernel comparison")
     args = ap.parse_args()
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"machine: {cores} cores, load average {load}; s = {S}, p = {PS}, chunk = {CFG.mc.chunk:,}")
+    kernels([int(float(v)) for v in args.trials.split(",")], int(args.per_trial_max), args.repeat)
+    if args.kernels_only:
+        return
 
     old = kernel_rate("perturber", int(args.old_trials))
     new = kernel_rate("stratified", int(10 * args.old_trials))
@@ -99,14 +132,17 @@ def main():
     for w, rate in rates.items():
         total = n_dist * paper / rate
         print(
-            f"projected paper profile on {w} workers: {paper:.0e} trials per distribution in {paper / rate / 60:.1f} "
-            f"min, {n_dist} distributions in {total / 60:.1f} min" + (" (goal: < 15 min on 2 cores)" if w == 2 else "")
+            f"projected paper profile, per-trial kernel on {w} workers: {paper:.0e} trials per distribution in "
+            f"{paper / rate / 60:.1f} min, {n_dist} distributions in {total / 60:.1f} min"
         )
+    secs, _ = engine(paper, 1, kernel="multinomial")
+    print(f"paper profile, multinomial kernel on 1 worker: {n_dist} distributions in {n_dist * secs:.1f} s (wall)")
 
     top = max(rates)
-    _, F1 = engine(16 * int(CFG.mc.chunk), 1)
-    _, Fn = engine(16 * int(CFG.mc.chunk), top)
-    print(f"identical counts with 1 and {top} workers: {F1.tobytes() == Fn.tobytes()}")
+    for kernel in ("stratified", "multinomial"):
+        _, F1 = engine(16 * int(CFG.mc.chunk), 1, kernel=kernel)
+        _, Fn = engine(16 * int(CFG.mc.chunk), top, kernel=kernel)
+        print(f"{kernel}: identical counts with 1 and {top} workers: {F1.tobytes() == Fn.tobytes()}")
     with tempfile.TemporaryDirectory() as tmp:  # resume: a finished state is reused, not recomputed
         t1, Fa = engine(16 * int(CFG.mc.chunk), top, tmp)
         t2, Fb = engine(16 * int(CFG.mc.chunk), top, tmp)

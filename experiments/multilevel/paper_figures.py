@@ -21,7 +21,7 @@ MC = {
     "retention": {"a": P, "b": P, "c": P},
     "distributions": PRIORS,
     "mc": {
-        "trials": Int(1, 10**12, limit="trials per distribution"),
+        "trials": Int(1, 10**13, limit="trials per distribution"),
         # counted in uint32 cells (2^32 - 1 at most); a chunk is the unit of resumption, seconds each
         "chunk": Int(1, 10**8, limit="trials per chunk, the unit of resumption, a few seconds each"),
         "kernel": Choice(*ml.KERNELS),

@@ -39,6 +39,27 @@ def _grid(u: np.ndarray, depth: int) -> np.ndarray:
     return np.minimum(np.floor(u * cells), cells - 1).astype(np.int64)
 
 
+def _row_keys(g: np.ndarray, depth: int) -> np.ndarray | None:
+    """One int64 per row of cell coordinates at ``depth``, ordered as the rows are
+    lexicographically (mixed radix 2^depth); None when d * depth bits do not fit in 62."""
+    d = g.shape[1]
+    if d * depth > 62:
+        return None
+    weights = np.left_shift(np.int64(1), depth * np.arange(d - 1, -1, -1, dtype=np.int64))
+    return g @ weights
+
+
+def _cells(g: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows of ``g`` in lexicographic order, each row's index among them and
+    their counts (`np.unique` by rows, through one integer key per row where it fits)."""
+    keys = _row_keys(g, depth)
+    if keys is None:
+        cells, inverse, counts = np.unique(g, axis=0, return_inverse=True, return_counts=True)
+        return cells, inverse.reshape(-1), counts
+    _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+    return g[first], inverse.reshape(-1), counts
+
+
 @dataclass(frozen=True)
 class Histogram:
     """A recursive histogram of ``db`` over the box [low, high]^d.
@@ -94,9 +115,6 @@ class Histogram:
             raise PrivlabError(f"points must lie in the box [{self.low:g}, {self.high:g}]^d")
         u = (pts - self.low) / (self.high - self.low)
         m = pts.shape[0]
-        leaf_index = {}
-        for i, (g, k) in enumerate(zip(self.leaf_grid, self.leaf_depth)):
-            leaf_index[(int(k), g.tobytes())] = i
         leaf = np.full(m, -1, dtype=np.int64)
         depth = np.zeros(m, dtype=np.int64)
         grid = np.zeros((m, self.d), dtype=np.int64)
@@ -105,19 +123,31 @@ class Histogram:
         while todo.size:
             k += 1
             g = _grid(u[todo], k)
-            nxt = []
-            for j, row in zip(todo, g):
-                key = row.tobytes()
-                hit = leaf_index.get((k, key))
-                if hit is not None:
-                    leaf[j], depth[j], grid[j] = hit, k, row
-                elif k < len(self.internal) and key in self.internal[k]:
-                    nxt.append(j)
-                else:  # an empty child of a split cell
-                    depth[j], grid[j] = k, row
-            todo = np.asarray(nxt, dtype=np.int64)
+            hit, split = self._at_depth(g, k)
+            stop = ~split
+            leaf[todo[stop]], depth[todo[stop]], grid[todo[stop]] = hit[stop], k, g[stop]  # a leaf, or an empty child
+            todo = todo[split]
         side = (self.high - self.low) / 2.0**depth
         return self.low + grid * side[:, None], side, leaf
+
+    def _at_depth(self, g: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """For cells ``g`` at depth ``k``: the leaf index of each (-1 if none) and whether it was split."""
+        at_k = np.flatnonzero(self.leaf_depth == k)
+        split_rows = [np.frombuffer(key, dtype=np.int64) for key in self.internal[k]] if k < len(self.internal) else []
+        split_cells = np.asarray(split_rows, dtype=np.int64).reshape(-1, self.d)
+        keys, leaf_keys, split_keys = (_row_keys(c, k) for c in (g, self.leaf_grid[at_k], split_cells))
+        if keys is None or leaf_keys is None or split_keys is None:  # too deep for integer keys
+            index = {row.tobytes(): i for i, row in zip(at_k, self.leaf_grid[at_k])}
+            hit = np.array([index.get(row.tobytes(), -1) for row in g], dtype=np.int64)
+            inner = self.internal[k] if k < len(self.internal) else frozenset()
+            return hit, np.array([row.tobytes() in inner for row in g], dtype=bool)
+        hit = np.full(keys.size, -1, dtype=np.int64)
+        if at_k.size:
+            order = np.argsort(leaf_keys, kind="stable")
+            pos = np.minimum(np.searchsorted(leaf_keys[order], keys), at_k.size - 1)
+            found = leaf_keys[order][pos] == keys
+            hit[found] = at_k[order][pos[found]]
+        return hit, np.isin(keys, split_keys)
 
 
 def build_histogram(db: Any, T: int, low: float = -1.0, high: float = 1.0) -> Histogram:
@@ -140,10 +170,13 @@ def build_histogram(db: Any, T: int, low: float = -1.0, high: float = 1.0) -> Hi
     T = check_int("T", T, low=2, high=n)
     low, high = check_box(db, low, high)
     u = (db - low) / (high - low)
-    leaf_grid, leaf_depth, leaf_count, leaf_members = [], [], [], []
+    leaf_grid: list[np.ndarray] = [np.zeros((0, d), dtype=np.int64)]
+    leaf_depth: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    leaf_count: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
     internal = [frozenset([np.zeros(d, dtype=np.int64).tobytes()])]  # the root is split (n >= T)
+    point_leaf = np.empty(n, dtype=np.int64)
     active = np.arange(n)
-    depth = 0
+    depth = leaves = 0
     while active.size:
         depth += 1
         if depth > MAX_DEPTH:
@@ -152,29 +185,26 @@ def build_histogram(db: Any, T: int, low: float = -1.0, high: float = 1.0) -> Hi
                 f"depth {MAX_DEPTH}); add jitter or raise T"
             )
         g = _grid(u[active], depth)
-        cells, inverse, counts = np.unique(g, axis=0, return_inverse=True, return_counts=True)
-        inverse = inverse.reshape(-1)
+        cells, inverse, counts = _cells(g, depth)
         split = counts >= T
-        order = np.argsort(inverse, kind="stable")
-        bounds = np.concatenate([[0], np.cumsum(counts)])
-        for ci in np.flatnonzero(~split):
-            leaf_grid.append(cells[ci])
-            leaf_depth.append(depth)
-            leaf_count.append(int(counts[ci]))
-            leaf_members.append(active[order[bounds[ci] : bounds[ci + 1]]])
-        internal.append(frozenset(cells[ci].tobytes() for ci in np.flatnonzero(split)))
-        active = active[split[inverse]]
-    point_leaf = np.empty(n, dtype=np.int64)
-    for i, members in enumerate(leaf_members):
-        point_leaf[members] = i
+        # the cells not split are this depth's leaves, numbered after the leaves found above
+        leaf_id = leaves + np.cumsum(~split) - 1
+        stays = split[inverse]
+        point_leaf[active[~stays]] = leaf_id[inverse[~stays]]
+        leaf_grid.append(cells[~split])
+        leaf_depth.append(np.full(int((~split).sum()), depth, dtype=np.int64))
+        leaf_count.append(counts[~split].astype(np.int64))
+        leaves += int((~split).sum())
+        internal.append(frozenset(row.tobytes() for row in cells[split]))
+        active = active[stays]
     return Histogram(
         low=low,
         high=high,
         T=T,
         d=d,
-        leaf_grid=np.asarray(leaf_grid, dtype=np.int64).reshape(-1, d),
-        leaf_depth=np.asarray(leaf_depth, dtype=np.int64),
-        leaf_count=np.asarray(leaf_count, dtype=np.int64),
+        leaf_grid=np.concatenate(leaf_grid).astype(np.int64).reshape(-1, d),
+        leaf_depth=np.concatenate(leaf_depth),
+        leaf_count=np.concatenate(leaf_count),
         point_leaf=point_leaf,
         internal=tuple(internal),
     )

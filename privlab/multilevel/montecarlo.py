@@ -1,21 +1,26 @@
 """The collusion Monte Carlo: X and its multi-pert copies, counted into F[X, Y_1, ..., Y_k].
 
-A *chunk* simulates ``n`` trials (X from the prior, its copies released at ``ps`` in request
-order) and counts every (X, Y_1, ..., Y_k) combination into F, an array of s^(1+k) cells.
-Two kernels simulate a chunk:
+F counts every (X, Y_1, ..., Y_k) combination of the trials (X from the prior, its copies
+released at ``ps`` in request order), an array of s^(1+k) cells. Three kernels compute it:
 
-- ``"stratified"`` (`collusion_chunk_stratified`, the default): the fast kernel; X's counts
-  from a multinomial draw, then multi-pert's release steps per x, counted into that x's
-  cache-resident slice of F;
-- ``"perturber"`` (`collusion_counts_chunk`, the reference): X drawn trial by trial and the
-  copies released by a real `MultiLevelPerturber` on the chunk's table; about 5x slower,
-  kept to check the fast kernel against (same law, other random streams).
+- ``"multinomial"`` (`privlab.multilevel.multinomial`, the experiments' default): the counts
+  drawn stage by stage as the mechanism generates a trial (the counts of X, then per cell
+  of the copies so far the counts of the next copy, by multinomial splitting): exact in
+  distribution, O(s^(1+k)) draws whatever the trials; its units of work are the *strata*
+  X = x (unit x: the trials with X = x, their number drawn first from the seed);
+- ``"stratified"`` (`collusion_chunk_stratified`): trial by trial, the per-trial reference
+  of the multinomial kernel; a *chunk* of ``n`` trials draws X's counts, then multi-pert's
+  release steps per x, counted into that x's cache-resident slice of F;
+- ``"perturber"`` (`collusion_counts_chunk`): X drawn trial by trial and the copies released
+  by a real `MultiLevelPerturber` on the chunk's table; about 5x slower than "stratified",
+  kept to check it against (same law, other random streams).
 
-`collusion_counts` adds up the chunks of a run:
+`collusion_counts` adds up the units (chunks, or strata) of a run:
 
-- chunk ``c`` uses child ``c`` of the run's SeedSequence, so the counts depend only on the
-  seed, the parameters, the kernel and the chunking, never on how many workers run the
-  chunks, on which worker runs which chunk, or on the backend (integer addition commutes);
+- unit ``c`` uses child ``c`` of the run's SeedSequence, so the counts depend only on the
+  seed, the parameters, the kernel and the chunking (none for "multinomial"), never on how
+  many workers run the units, on which worker runs which, or on the backend (integer
+  addition commutes);
 - the chunks still to run are dealt to ``workers`` long-running *tasks* (task t gets every
   ``workers``-th chunk from its t-th on); a task accumulates its chunks in place into its own
   table and returns it once, with the list of its chunks; the caller's ``map_fn`` may return
@@ -70,8 +75,9 @@ from ._checks import (
     check_trials,
     child_seed,
 )
+from .multinomial import prior_counts, stratum_counts
 from .perturbation import MultiLevelPerturber, random_words, split_words, threshold
-from .stratified import collusion_chunk_stratified
+from .stratified import collusion_chunk_stratified, release_plan
 
 __all__ = [
     "MC_VERSION",
@@ -89,8 +95,9 @@ __all__ = [
 ]
 
 MC_VERSION = 2  # bump when the simulation changes what a seed produces (2: kernels, SFC64 streams)
-KERNELS = ("stratified", "perturber")
+KERNELS = ("multinomial", "stratified", "perturber")
 _U32_MAX = 2**32 - 1
+_MAX_MULTINOMIAL = 2**62  # int64 counts
 
 
 class Checkpoint(Protocol):
@@ -211,7 +218,7 @@ class _Task:
     s: int
     kernel: str
     seed: np.random.SeedSequence
-    chunks: list[int]  # chunk indices, in the order run
+    chunks: list[int]  # unit indices (chunks, or strata x for "multinomial"), in the order run
     sizes: list[int]  # their trials
     key: str  # the run's identity (json), saved with every part
     part: Any  # a store for this task's progress, or None
@@ -231,6 +238,7 @@ def _run_task(task: _Task) -> tuple[np.ndarray, np.ndarray]:
     """
     k = len(task.ps)
     total: np.ndarray | None = None if task.kernel == "stratified" else np.zeros(task.s ** (1 + k), dtype=np.int64)
+    steps = release_plan(task.ps, task.s) if task.kernel == "multinomial" else []
     narrow = np.zeros((task.s, task.s**k), dtype=np.uint32) if total is None else None
     pending = 0  # trials in `narrow` (kept below 2**32)
     done: list[int] = []
@@ -244,7 +252,10 @@ def _run_task(task: _Task) -> tuple[np.ndarray, np.ndarray]:
 
     for c, n in zip(task.chunks, task.sizes):
         seed = child_seed(task.seed, c)
-        if narrow is None:
+        if task.kernel == "multinomial":  # unit c: the stratum X = c
+            assert total is not None
+            total[c * task.s**k : (c + 1) * task.s**k] += stratum_counts(c, n, steps, task.s, seed)
+        elif narrow is None:
             assert total is not None
             total += collusion_counts_chunk(task.prior, task.ps, task.s, n, seed, store="dense")
         else:
@@ -268,23 +279,29 @@ def _run_task(task: _Task) -> tuple[np.ndarray, np.ndarray]:
 # the engine
 # ---------------------------------------------------------------------------------------
 def collusion_identity(
-    prior: Any, ps: Any, domain_size: int, trials: int, *, chunk: int, seed: Any, kernel: str = "stratified"
+    prior: Any, ps: Any, domain_size: int, trials: int, *, chunk: int, seed: Any, kernel: str = "multinomial"
 ) -> dict[str, Any]:
     """Everything that determines `collusion_counts`' result, as plain values.
 
     The identity of its checkpoint (``ctx.checkpoint(name, **identity)``), also stored in the
     saved state. How the work is run (the map_fn, the number of workers, the checkpoint
-    cadence) changes nothing in the counts and is not part of it.
+    cadence) changes nothing in the counts and is not part of it; nor does ``chunk`` for the
+    multinomial kernel (its units are the strata of X), whose identity holds ``chunk: None``.
     """
     ss = as_seed_sequence(seed)
+    kernel = check_choice("kernel", kernel, KERNELS)
+    chunk = check_int("chunk", chunk, low=1, high=_U32_MAX)
+    trials = check_trials(trials)
+    if kernel == "multinomial" and trials > _MAX_MULTINOMIAL:
+        raise PrivlabError(f"trials must be at most 2**62 for the multinomial kernel (int64 counts), got {trials:,}")
     return {
         "version": MC_VERSION,
-        "kernel": check_choice("kernel", kernel, KERNELS),
+        "kernel": kernel,
         "prior": check_distribution("prior", prior).tolist(),
         "ps": check_ps(ps),
         "s": check_s(domain_size),
-        "trials": check_trials(trials),
-        "chunk": check_int("chunk", chunk, low=1, high=_U32_MAX),
+        "trials": trials,
+        "chunk": None if kernel == "multinomial" else chunk,
         "seed": [str(ss.entropy), list(map(int, ss.spawn_key))],
     }
 
@@ -301,7 +318,7 @@ def collusion_counts(
     *,
     chunk: int,
     seed: Any,
-    kernel: str = "stratified",
+    kernel: str = "multinomial",
     map_fn: MapFn = _serial_map,
     workers: int = 1,
     checkpoint: Checkpoint | None = None,
@@ -325,11 +342,14 @@ def collusion_counts(
     trials : int
         Total tuples simulated.
     chunk : int
-        Trials per chunk (the unit of seeding and of resumption), at most 2**32 - 1.
+        Trials per chunk (the unit of seeding and of resumption of the per-trial kernels), at
+        most 2**32 - 1; the multinomial kernel's units are the strata X = x instead.
     seed : int or SeedSequence
-        Chunk c uses the SeedSequence's child c.
-    kernel : {"stratified", "perturber"}
-        The chunk simulator (module docstring); the perturber is the slow reference.
+        Unit c uses the SeedSequence's child c (the multinomial kernel draws the strata's
+        sizes from the SeedSequence itself).
+    kernel : {"multinomial", "stratified", "perturber"}
+        The simulator (module docstring): multinomial splitting, exact in distribution with a
+        cost independent of ``trials``; the two per-trial kernels are its references.
     map_fn : callable
         ``map_fn(fn, items)``: an iterable of ``fn(item)`` for every item, in any order, possibly
         in parallel (``ctx.map_unordered``; ``ctx.map`` works too).
@@ -354,6 +374,7 @@ def collusion_counts(
     """
     identity = collusion_identity(prior, ps, domain_size, trials, chunk=chunk, seed=seed, kernel=kernel)
     law, checked, s = np.asarray(identity["prior"]), identity["ps"], identity["s"]
+    trials, chunk = identity["trials"], check_int("chunk", chunk, low=1)
     cells = s ** (1 + len(checked))
     if cells > MAX_CELLS:
         raise PrivlabError(
@@ -361,12 +382,16 @@ def collusion_counts(
         )
     workers = check_int("workers", workers, low=1)
     checkpoint_seconds = check_real("checkpoint_seconds", checkpoint_seconds, low=0)
-    n_chunks = -(-trials // chunk)
-    check_cells(f"collusion_counts: {trials:,} trials in chunks of {chunk:,} (raise chunk)", n_chunks, MAX_CHUNKS)
-    if identity["kernel"] == "perturber":  # a chunk's table is held in memory by the reference kernel
-        check_cells(f"collusion_counts: chunk of {chunk:,} tuples for the perturber kernel", chunk)
     ss = as_seed_sequence(seed)
-    sizes = np.minimum(chunk, trials - chunk * np.arange(n_chunks, dtype=np.int64))
+    if identity["kernel"] == "multinomial":  # the units are the strata X = x, their sizes drawn first
+        sizes = prior_counts(law, trials, ss)
+        n_chunks = s
+    else:
+        n_chunks = -(-trials // chunk)
+        check_cells(f"collusion_counts: {trials:,} trials in chunks of {chunk:,} (raise chunk)", n_chunks, MAX_CHUNKS)
+        if identity["kernel"] == "perturber":  # a chunk's table is held in memory by the reference kernel
+            check_cells(f"collusion_counts: chunk of {chunk:,} tuples for the perturber kernel", chunk)
+        sizes = np.minimum(chunk, trials - chunk * np.arange(n_chunks, dtype=np.int64))
     key = json.dumps(identity, sort_keys=True)
     part_of = getattr(checkpoint, "part", None)
 

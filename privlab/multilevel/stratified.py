@@ -49,12 +49,16 @@ class Step:
         "from" (keep copy ``left`` with probability thresholds[0] / 2**32, else uniform), or
         "between" (thresholds: u+v when y_l = y_r, u and u+v when y_l != y_r).
     left, right : index of the copy (in request order) at p_l and p_r; -1 is X itself.
+    probs : the branch probabilities the thresholds round: (p/p_l,) for "from"; (u+v when
+        y_l = y_r, u and v when y_l != y_r) for "between" (the multinomial kernel draws
+        with these).
     """
 
     kind: str
     left: int = -1
     right: int = -1
     thresholds: tuple[int, ...] = ()
+    probs: tuple[float, ...] = ()
 
 
 def release_plan(ps: Any, domain_size: int) -> list[Step]:
@@ -87,11 +91,13 @@ def release_plan(ps: Any, domain_size: int) -> list[Step]:
         if p == 1.0:
             steps.append(Step("x"))
         elif p_r is None:
-            steps.append(Step("from", left=left, thresholds=(int(threshold(p / p_l)),)))
+            keep = p / p_l
+            steps.append(Step("from", left=left, thresholds=(int(threshold(keep)),), probs=(keep,)))
         else:
             u_eq, v_eq, u_ne, v_ne = uv(p, p_l, p_r, s)
             t = (int(threshold(u_eq + v_eq)), int(threshold(u_ne)), int(threshold(u_ne + v_ne)))
-            steps.append(Step("between", left=left, right=where[p_r], thresholds=t))
+            probs = (u_eq + v_eq, u_ne, v_ne)
+            steps.append(Step("between", left=left, right=where[p_r], thresholds=t, probs=probs))
         where[p] = j
         released.insert(i, p)
     return steps

@@ -271,6 +271,28 @@ def test_locate_matches_point_leaf_and_empty_cells():
         assert not np.any(np.all((db >= lo) & (db < lo + s), axis=1))
 
 
+def test_histogram_cells_by_integer_keys_and_deep_cells():
+    """Cells are found through one integer key per row where d * depth bits fit (ordered as
+    np.unique orders rows), by rows beyond: a near-duplicate cluster 44 levels deep in d = 3
+    (132 bits) is located like any cell, and its leaves order like the rest."""
+    from privlab.isolation.histogram import _cells
+
+    g = np.random.default_rng(0).integers(0, 2**5, size=(4000, 4))
+    cells, inverse, counts = _cells(g, 5)
+    ref, ref_inverse, ref_counts = np.unique(g, axis=0, return_inverse=True, return_counts=True)
+    assert np.array_equal(cells, ref) and np.array_equal(inverse, ref_inverse.reshape(-1))
+    assert np.array_equal(counts, ref_counts) and np.array_equal(cells[inverse], g)
+    db = iso.uniform_cube(3000, 3, 1)
+    db[:80] = np.clip(db[0] + 1e-13 * np.random.default_rng(2).standard_normal((80, 3)), -1, 1)
+    h = iso.build_histogram(db, 10)
+    assert h.leaf_depth.max() * 3 > 62  # the deep leaves need the row path
+    assert np.array_equal(h.locate(db)[2], h.point_leaf)
+    assert np.array_equal(np.bincount(h.point_leaf, minlength=h.leaf_count.size), h.leaf_count)
+    for k in np.unique(h.leaf_depth):  # each depth's leaves in lexicographic order
+        rows = h.leaf_grid[h.leaf_depth == k]
+        assert np.array_equal(rows, np.unique(rows, axis=0))
+
+
 # --- sanitizers ---------------------------------------------------------------------------
 def test_bad_sanitizer_leaves_d_minus_1_attributes_exact():
     db = iso.uniform_cube(300, 6, 4)

@@ -87,7 +87,11 @@ CASES = [
     ("collusion_chunk_stratified", lambda: ml.collusion_chunk_stratified(PRIOR, [0.3], 4, 10, 0, out=F), "out must"),
     ("release_plan", lambda: ml.release_plan([0.3, "x"], 3), "ps[1] must be a real number"),
     ("collusion_identity", lambda: ml.collusion_identity(PRIOR, [0.3], 4, 10, chunk=0, seed=0), "chunk must be"),
-    ("collusion_counts", lambda: ml.collusion_counts(PRIOR, [0.3], 4, 10**12, chunk=1, seed=0), "raise chunk"),
+    (
+        "collusion_counts",
+        lambda: ml.collusion_counts(PRIOR, [0.3], 4, 10**12, chunk=1, seed=0, kernel="stratified"),
+        "raise chunk",
+    ),
     (
         "collusion_counts",
         lambda: ml.collusion_counts(PRIOR, [0.3], 4, 10, chunk=2**28, seed=0, kernel="perturber"),

@@ -31,7 +31,7 @@ class Verdicts(dict):
         ("multilevel/agreement", "domain_size=200", "domain_size must be at most 107 (F holds s^4 int64 cells"),
         ("multilevel/fig5_collusion", "mc.trials=0", "mc.trials must be an integer in [1,"),
         ("multilevel/fig5_collusion", "mc.chunk=5000000000", "mc.chunk must be at most 100,000,000"),
-        ("multilevel/fig5_collusion", "mc.kernel=naive", "mc.kernel must be one of stratified, perturber"),
+        ("multilevel/fig5_collusion", "mc.kernel=naive", "mc.kernel must be one of multinomial, stratified, perturber"),
         ("multilevel/fig6_equivalence", "retention.b=1.5", "retention.b must be in (0, 1]"),
         ("multilevel/fig6_equivalence", "equivalence.uniform.recipient=Eve", "must be one of Alice, Bob, Charlie"),
         ("multilevel/fig5_collusion", "distributions.gaussian.sd=0", "distributions.gaussian.sd must be"),

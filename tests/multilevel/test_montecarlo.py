@@ -25,7 +25,7 @@ from privlab.stats import pooled_gof
 
 S, PS = 4, [0.3, 0.1, 0.5]
 PRIOR = np.array([0.4, 0.3, 0.2, 0.1])
-WHAT = {"chunk": 3_000, "seed": np.random.SeedSequence(7, spawn_key=(1, 2))}
+WHAT = {"chunk": 3_000, "seed": np.random.SeedSequence(7, spawn_key=(1, 2)), "kernel": "stratified"}
 TRIALS = 20_000  # 7 chunks, the last one short
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -163,7 +163,7 @@ def test_old_and_new_engines_agree():
     """The stratified kernel and the MultiLevelPerturber reference: same law (homogeneity test)."""
     s, prior = 5, np.array([0.4, 0.25, 0.15, 0.12, 0.08])
     what = {"chunk": 250_000, "seed": 11}
-    new = ml.collusion_counts(prior, PS, s, 1_000_000, **what).ravel()
+    new = ml.collusion_counts(prior, PS, s, 1_000_000, kernel="stratified", **what).ravel()
     old = ml.collusion_counts(prior, PS, s, 1_000_000, kernel="perturber", **what).ravel()
     keep = (new + old) >= 20  # cells expected >= 10 in each
     table = np.vstack([new[keep], old[keep]])
@@ -471,3 +471,32 @@ def test_agreement_table_accepts_the_joint_and_rejects_a_wrong_one():
         return _expected_counts(name, prior[::-1].copy())  # counts of another law of X
 
     assert (ml.agreement_table({"skewed": TABLE_PRIORS["skewed"]}, TABLE_PS, swapped, 5.0).g_p < 1e-6).all()
+
+
+def test_multinomial_engine_resumes_the_strata_not_yet_counted():
+    """The multinomial kernel's units are the strata X = x: a rerun counts only the missing ones."""
+    full = ml.collusion_counts(PRIOR, PS, S, 10**8, chunk=1, seed=4)
+    store = MemoryCheckpoint()
+
+    def dies_after_one(fn, items):
+        yield fn(items[0])
+        raise Interrupted
+
+    with pytest.raises(Interrupted):
+        ml.collusion_counts(
+            PRIOR,
+            PS,
+            S,
+            10**8,
+            chunk=1,
+            seed=4,
+            map_fn=dies_after_one,
+            workers=2,
+            checkpoint=store,
+            checkpoint_seconds=0,
+        )
+    assert store.saved["done"].tolist() == [True, False, True, False]  # task 0: strata 0 and 2
+    log = []
+    resumed = ml.collusion_counts(PRIOR, PS, S, 10**8, chunk=1, seed=4, checkpoint=store, log=log.append)
+    np.testing.assert_array_equal(resumed, full)
+    assert "resuming with 2/4 chunks done" in log[0]
