@@ -352,6 +352,16 @@ def draw(fn: Callable[..., Any], table: pd.DataFrame, cfg: Any = None) -> Any:
     return fn(table, cfg) if isinstance(fn, Drawn) else fn(table)
 
 
+def draw_audited(fn: Callable[..., Any], table: pd.DataFrame, cfg: Any = None) -> tuple[Any, list[str] | None]:
+    """Draw a registered figure as `draw` does and read it back against its spec and table (`audit`):
+    the figure and the problems found (None for a plain function, which declares no spec to read)."""
+    if not isinstance(fn, Drawn):
+        return fn(table), None
+    spec = fn.spec(table, cfg)
+    fig = render(spec)
+    return fig, audit(fig, spec)
+
+
 # ---------------------------------------------------------------------------------------
 # rendering
 # ---------------------------------------------------------------------------------------

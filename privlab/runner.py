@@ -426,9 +426,13 @@ def write_outputs(
     extra_files: dict | None = None,
     figures: bool = True,
     durable: bool = True,
+    log=print,
 ) -> list:
     """Write every output of a finished run into ``out_dir``, atomically (see `privlab.store`);
-    ``figures=False`` leaves the experiment's figures out (a sweep's jobs, unless ``sweep_figures``)."""
+    ``figures=False`` leaves the experiment's figures out (a sweep's jobs, unless ``sweep_figures``).
+    Each declared figure is drawn, then read back against its spec and table (`privlab.figures.audit`):
+    the verdict goes into ``provenance.json`` (``figure_audit``: per figure, ``faithful`` and the
+    problems found), and each problem is logged."""
     # matplotlib: about 0.3 s to import, loaded only to draw
     import matplotlib
 
@@ -440,11 +444,18 @@ def write_outputs(
         (staging / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True))
         if claims:
             (staging / "claims.csv").write_text(claims_to_csv(claims))
+        audits: dict[str, dict] = {}
         for name, fn in exp.figures.items() if figures else ():
-            _write_figure(figures_mod.draw(fn, table, cfg), staging / name)  # a figure reads the run's config
+            fig, problems = figures_mod.draw_audited(fn, table, cfg)  # a figure reads the run's config
+            _write_figure(fig, staging / name)
+            if problems is not None:  # read back against its spec and table: the verdict goes with the result
+                audits[name] = {"faithful": not problems, "problems": problems}
+                for line in problems:
+                    log(f"{exp.id}: figure {name} is not faithful to its table: {line}")
         for name, text in (extra_files or {}).items():
             (staging / name).write_text(text)
-        (staging / "provenance.json").write_text(json.dumps(prov, indent=2) + "\n")
+        record = {**prov, "figure_audit": audits} if audits else prov
+        (staging / "provenance.json").write_text(json.dumps(record, indent=2) + "\n")
 
     store.write_result(Path(out_dir), fill, rows=len(table), durable=durable)
     return claims
@@ -569,5 +580,5 @@ def execute(
     start = time.perf_counter()
     table = run_table(exp, cfg, ctx)
     wall = time.perf_counter() - start
-    claims = write_outputs(exp, cfg, table, out_dir, provenance(cfg, wall, ctx), extra_files, figures, durable)
+    claims = write_outputs(exp, cfg, table, out_dir, provenance(cfg, wall, ctx), extra_files, figures, durable, log)
     return RunOutcome(out_dir=out_dir, table=table, claims=claims, wall_time=wall)

@@ -60,6 +60,7 @@ packages = ["privlab_{paper}", "privlab_{paper}.experiments"]
 
 [tool.pytest.ini_options]
 testpaths = ["tests"]
+pythonpath = ["."]  # the tests import the package from this source tree, installed or not
 """
 
 LIBRARY = '''\

@@ -10,6 +10,7 @@ and upper bounds) and its exact counterpart overlaid, on log scales where values
 
 from __future__ import annotations
 
+import functools
 import itertools
 import textwrap
 import warnings
@@ -37,12 +38,34 @@ Z = 1.96  # intervals of +-1.96 standard errors (95 % normal)
 
 
 def sorted_values(values: Any) -> list[Any]:
-    """Distinct values in their natural order (numbers by size, then the rest by text)."""
+    """Distinct values in their natural order (numbers by size, lists element by element, then the
+    rest by text)."""
     unique = list(dict.fromkeys(v for v in values if not _missing(v)))
+    parsed = [_as_list(v) for v in unique]
+    if unique and all(isinstance(v, list) for v in parsed):  # a list-valued parameter: [0.55] < [0.6] < [0.55, 0.6]
+        try:
+            return [u for _, u in sorted(zip(parsed, unique), key=lambda pair: (len(pair[0]), pair[0]))]
+        except TypeError:
+            pass
     try:
         return sorted(unique)
     except TypeError:
         return sorted(unique, key=lambda v: (not isinstance(v, (int, float)), str(v)))
+
+
+def _as_list(value: Any) -> Any:
+    """A list value, or its text as a sweep's store keeps it ("[0.55]"), as a list; anything else as is."""
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, str) and value.startswith("[") and value.endswith("]"):
+        import yaml
+
+        try:
+            parsed = yaml.safe_load(value)
+        except yaml.YAMLError:
+            return value
+        return parsed if isinstance(parsed, list) else value
+    return value
 
 
 def _missing(v: Any) -> bool:
@@ -50,7 +73,44 @@ def _missing(v: Any) -> bool:
 
 
 def label(value: Any) -> str:
+    """A value as a tick or legend reads it: 0.55, not "[0.55]", for a list of one; "0.5, 0.6" for more."""
+    items = _as_list(value)
+    if isinstance(items, list):
+        return ", ".join(label(v) for v in items) if items else "(none)"
     return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def quantities(exp_id: str | None) -> dict[str, str]:
+    """Column -> the quantity its axis shows (``Axis.label``), read from the experiment's declared
+    figures drawn over its committed quick reference; {} where there is none to read."""
+    if not exp_id:
+        return {}
+    return dict(_quantities(exp_id))
+
+
+@functools.cache
+def _quantities(exp_id: str) -> tuple[tuple[str, str], ...]:
+    from . import check, registry, runner
+    from .figures import Drawn
+
+    out: dict[str, str] = {}
+    try:
+        exp = registry.get(exp_id)
+        drawn = [fn for fn in exp.figures.values() if isinstance(fn, Drawn)]
+        if not drawn:
+            return ()
+        table = check.read_reference(exp, check.reference_path(exp))
+        cfg = runner.compose(exp_id)
+        for fn in drawn:
+            for panel in fn.spec(table, cfg).panels:
+                if isinstance(panel.x, str):
+                    out.setdefault(panel.x, panel.xaxis.label)
+                for layer in panel.layers:
+                    if isinstance(layer.y, str):
+                        out.setdefault(layer.y, panel.yaxis.label)
+    except Exception:  # no reference, a figure that cannot read it: the column names stand
+        return ()
+    return tuple(out.items())
 
 
 def wrap(title: str, fig: Any) -> str:
@@ -248,11 +308,20 @@ def aggregate(frame: pd.DataFrame, by: Sequence[str], metric: Metric) -> pd.Data
 
 
 def metric_plot(
-    frame: pd.DataFrame, x: str, metric: Metric, *, panels: str | None, categorical: Sequence[str], title: str
+    frame: pd.DataFrame,
+    x: str,
+    metric: Metric,
+    *,
+    panels: str | None,
+    categorical: Sequence[str],
+    title: str,
+    names: dict[str, str] | None = None,
 ) -> Any:
     """``metric`` against swept parameter ``x``: one panel per value of ``panels`` (another swept
     parameter, or None), one series per combination of the categorical columns; error bars of
-    +-1.96 s.e. (or the bounds), the exact counterpart dashed."""
+    +-1.96 s.e. (or the bounds), the exact counterpart dashed. ``names`` maps a column to the
+    quantity its axis shows (`quantities`); a column without one is named as it is."""
+    names = names or {}
     series = _series(frame, categorical)
     panel_values = sorted_values(frame[panels]) if panels else [None]
     shown = panel_values[:MAX_PANELS]
@@ -297,14 +366,14 @@ def metric_plot(
             ax.set_xscale("log")
         if panels:
             ax.set_title(f"{panels} = {label(pv)}", fontsize=8)
-        ax.set_xlabel(x)
+        ax.set_xlabel(names.get(x, x))
     values = [agg[metric.column]]
     if metric.exact:
         values.append(agg[metric.exact])
     if log_scale(pd.concat(values)):
         for ax in axes[: len(shown)]:
             ax.set_yscale("log")
-    what = metric.column + (" (mean over each job's rows)" if averaged else "")
+    what = names.get(metric.column, metric.column) + (" (mean over each job's rows)" if averaged else "")
     axes[0].set_ylabel(what)
     for ax in axes[len(shown) :]:
         ax.set_visible(False)

@@ -423,7 +423,9 @@ def _metric_figures(
             title = f"{exp_id}: {metric_name} vs {x}{filt}" + (
                 " (mean over the other swept parameters)" if len(others) > 1 else ""
             )
-            fig = sweep_plots.metric_plot(view, x, metric, panels=panels, categorical=cats, title=title)
+            fig = sweep_plots.metric_plot(
+                view, x, metric, panels=panels, categorical=cats, title=title, names=sweep_plots.quantities(exp_id)
+            )
             out.append(_save(fig, sweep_dir / f"sweep_{_safe(metric_name)}_vs_{_safe(x)}.png"))
         if len(swept) == 2:
             fig = sweep_plots.heatmap(view, swept[0], swept[1], metric_name, f"{exp_id}: {metric_name}{filt}")

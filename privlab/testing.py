@@ -3,13 +3,8 @@
 A paper's author tests their experiments the way privlab tests its own five: `conformance` runs
 the generic checks over every experiment of a paper (privlab's own test over its papers is this
 harness, ``tests/core/test_all_experiments.py``), as scikit-learn's ``check_estimator`` does for
-an estimator::
-
-    from privlab.testing import conformance
-
-    def test_conformance():
-        conformance("warner")          # every experiment of the paper, 1 and 2 workers
-
+an estimator; a paper's test file holds ``def test_conformance(): conformance("warner")`` (every
+experiment of the paper, with 1 and 2 workers).
 It is a plain function: it needs no pytest option (no ``-o addopts=""``) and no fixture, and
 ``privlab check --conformance --paper warner`` runs the same checks from the command line.
 The other helpers run the command line in a subprocess (`run_cli`), read a committed reference

@@ -19,10 +19,6 @@ Generated pages (added to the site in ``on_files``, to the navigation in ``on_co
 
 Directives expanded in any page (``on_page_markdown``):
 
-``<!-- toy-paper-file: NAME -->``
-    The file that tests/core/test_toy_paper.py writes from its string ``NAME`` (``LIBRARY``,
-    ``EXPERIMENT``, ``CONFIG``, ``twin``), as a code block titled with its path: the
-    "Add a paper" tutorial shows exactly the toy paper the test runs.
 ``<!-- contributing -->``
     CONTRIBUTING.md, its headings one level down, each of its code blocks marked not run.
 
@@ -32,7 +28,6 @@ the code blocks of the generated pages and of the expanded directives too.
 
 from __future__ import annotations
 
-import ast
 import logging
 import re
 import textwrap
@@ -44,9 +39,20 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 CONF = ROOT / "privlab" / "conf"
 log = logging.getLogger("mkdocs.plugins.privlab_docs")  # a warning fails `mkdocs build --strict`
-TOY_TEST = ROOT / "tests" / "core" / "test_toy_paper.py"
-TOY_DIR = "toy-root"  # where the tutorial builds the toy paper (the test's tmp root)
-CORE_MODULES = ("registry", "claims", "params", "relations", "constraints", "stats", "datasets", "context", "formulas")
+CORE_MODULES = (
+    "registry",
+    "claims",
+    "params",
+    "relations",
+    "constraints",
+    "stats",
+    "datasets",
+    "context",
+    "formulas",
+    "figures",
+    "ledger",
+    "testing",
+)
 NOT_RUN_PREFIX = "<!-- not run in tests:"
 CONTRIBUTING_REASON = (
     "an excerpt quoted in CONTRIBUTING.md; experiments/lpb/ runs the complete code and the "
@@ -542,74 +548,8 @@ def generated_pages() -> dict[str, str]:
 
 
 # ---------------------------------------------------------------------------------------
-# the toy paper of tests/core/test_toy_paper.py
-# ---------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ToyFile:
-    name: str  # the test's string that holds it: LIBRARY, EXPERIMENT, CONFIG, twin
-    path: str  # where the test writes it, relative to the toy root
-    text: str  # exactly what the test writes
-
-
-def _path_parts(node: ast.expr) -> list[str] | None:
-    """``root / "a" / "b"`` -> ["a", "b"]."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-        left = _path_parts(node.left)
-        if left is None or not isinstance(node.right, ast.Constant):
-            return None
-        return [*left, str(node.right.value)]
-    return [] if isinstance(node, ast.Name) else None
-
-
-def toy_files() -> list[ToyFile]:
-    """The files the toy-paper test writes, in order, read from the test's source."""
-    tree = ast.parse(TOY_TEST.read_text())
-    strings: dict[str, str] = {}
-    fixture = None
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-            strings.update({t.id: node.value.value for t in node.targets if isinstance(t, ast.Name)})
-        if isinstance(node, ast.FunctionDef) and node.name == "toy_root":
-            fixture = node
-    assert fixture is not None, f"{TOY_TEST} has no toy_root fixture"
-    files = []
-    for stmt in fixture.body:
-        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant):
-            strings.update({t.id: str(stmt.value.value) for t in stmt.targets if isinstance(t, ast.Name)})
-        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Dict):  # files = {path: NAME} (write_project)
-            for key, value in zip(stmt.value.keys, stmt.value.values):
-                if isinstance(key, ast.Constant) and isinstance(value, ast.Name):
-                    text = textwrap.dedent(strings[value.id])
-                    files.append(ToyFile(value.id, str(key.value), text))
-        call = stmt.value if isinstance(stmt, ast.Expr) else None
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "write_text"):
-            continue
-        parts = _path_parts(call.func.value)
-        arg = call.args[0]
-        dedent = isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "dedent"
-        name_node = arg.args[0] if dedent and isinstance(arg, ast.Call) else arg
-        if parts is None or not isinstance(name_node, ast.Name):
-            continue
-        text = strings[name_node.id]
-        files.append(ToyFile(name_node.id, "/".join(parts), textwrap.dedent(text) if dedent else text))
-    return files
-
-
-def toy_block(name: str) -> str:
-    """The fenced block of the toy file the test writes from its string ``name``."""
-    found = [f for f in toy_files() if f.name == name]
-    if not found:
-        raise KeyError(f"{TOY_TEST.name} writes no file from a string named {name!r}")
-    f = found[0]
-    lang = {".py": "python", ".yaml": "yaml"}.get(Path(f.path).suffix, "text")
-    body = f.text.lstrip("\n")  # the strings open with a newline after their quotes
-    return f'```{lang} title="{TOY_DIR}/{f.path}"\n{body.rstrip()}\n```'
-
-
-# ---------------------------------------------------------------------------------------
 # directives
 # ---------------------------------------------------------------------------------------
-_TOY = re.compile(r"^<!-- toy-paper-file: (\w+) -->$", re.M)
 _CONTRIBUTING = re.compile(r"^<!-- contributing -->$", re.M)
 
 
@@ -629,7 +569,6 @@ def contributing() -> str:
 
 def expand(markdown: str) -> str:
     """A page's Markdown with the directives replaced."""
-    markdown = _TOY.sub(lambda m: toy_block(m.group(1)), markdown)
     return _CONTRIBUTING.sub(lambda m: contributing(), markdown)
 
 

@@ -175,3 +175,21 @@ def test_a_declared_experiment_without_its_config(paper_root, tmp_path, cli):
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"privlab: error: {line}" in done.stderr
     assert "Traceback" not in done.stderr and "coins/coins: 3 rows" in done.stdout
+
+
+def test_the_runner_audits_each_figure_it_draws(paper_root, tmp_path):
+    """F4: a reproduced figure is read back against its table; the verdict is in provenance.json."""
+    import json
+
+    _project(paper_root)
+    for misdraw in (False, True):
+        logged: list[str] = []
+        cfg = runner.compose("coins/coins", [f"misdraw={str(misdraw).lower()}"])
+        out = runner.execute("coins/coins", cfg, results_dir=tmp_path / str(misdraw), log=logged.append).out_dir
+        audit = json.loads((out / "provenance.json").read_text())["figure_audit"]["mean_vs_n"]
+        assert (out / "mean_vs_n.png").is_file() and audit["faithful"] is (not misdraw)
+        if misdraw:
+            assert audit["problems"] and any("lie outside the panel's view" in p for p in audit["problems"])
+            assert any("coins/coins: figure mean_vs_n is not faithful to its table" in line for line in logged)
+        else:
+            assert audit["problems"] == [] and not any("not faithful" in line for line in logged)

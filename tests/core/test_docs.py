@@ -24,15 +24,15 @@ anything else
     compose, as is every inline ```privlab ...``` command of the pages.
 
 Each page runs in order, in one test; the four pages whose commands take more than ~15 s of CPU
-(SLOW_PAGES) are marked slow: test_toy_paper.py runs the tutorial's commands in the default
-suite, and test_tutorial_is_the_toy_paper_test checks they are the same. The docstring examples
+(SLOW_PAGES) are marked slow: tests/core/test_registry_warner.py runs the tutorial's paper through
+the conformance harness in the default suite, and test_tutorial_is_the_warner_example checks that
+the page shows examples/warner's files exactly. The docstring examples
 of the modules the API reference renders run as doctests. Run everything with
 ``python -m pytest tests/core/test_docs.py -m "slow or not slow"``.
 """
 
 from __future__ import annotations
 
-import ast
 import doctest
 import importlib
 import importlib.util
@@ -55,13 +55,13 @@ DOCS = ROOT / "docs"
 NOT_RUN_MAX = 8
 DOCSTRING_EXCERPTS_MAX = 3  # illustrative literal blocks (``::``) in the docstrings the API pages render
 # pages whose commands take more than ~15 s of CPU (each privlab command starts in ~2 s); the default suite
-# runs the others (tests/core/test_toy_paper.py runs the tutorial's commands, tests/core/test_faults.py and
+# runs the others (tests/core/test_registry_warner.py runs the tutorial's paper, tests/core/test_faults.py and
 # test_bad_input.py the behaviours of the faults page)
 SLOW_PAGES = {
     "guide/sweeps.md": "two sweeps of three jobs",
     "guide/check.md": "six commands, three of them runs",
     "guide/faults.md": "seven commands",
-    "tutorial/add-a-paper.md": "a whole paper, eleven commands",
+    "tutorial/add-a-paper.md": "a whole paper, ten commands",
 }
 MARKER = re.compile(r"^\s*<!--\s*not run in tests\s*(?::(?P<reason>.*?))?\s*-->\s*$")
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*)$")
@@ -494,41 +494,26 @@ def test_generated_pages_run(generated, tmp_path):
         assert not failures, "\n\n".join(failures)
 
 
-def _calls_of(test_name: str) -> list[tuple[list[str], str]]:
-    """The ``privlab(root, results, *args)`` calls of a toy-paper test: (args, results expression)."""
-    tree = ast.parse(HOOK.TOY_TEST.read_text())
-    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == test_name)
-    calls = []
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "privlab":
-            args = [a.value for a in node.args[2:] if isinstance(a, ast.Constant)]
-            calls.append((node.lineno, [str(a) for a in args], ast.unparse(node.args[1])))
-    return [(args, results) for _, args, results in sorted(calls)]
+EXAMPLE = ROOT / "examples" / "warner"
 
 
-def test_tutorial_is_the_toy_paper_test():
+def test_tutorial_is_the_warner_example():
+    """The tutorial shows every source file of examples/warner, exactly, in the page itself (not an
+    include a reader of the repository would see as a placeholder), and runs them."""
     page = static_page("tutorial/add-a-paper.md")
-    files = [(b.title, b.text.strip("\n")) for b in page.blocks if b.kind == "file"]
-    written = [(f"{HOOK.TOY_DIR}/{f.path}", f.text.strip("\n")) for f in HOOK.toy_files()]
-    assert [t for t, _ in written] == [
-        "toy-root/pyproject.toml",
-        "toy-root/toy_lib.py",
-        "toy-root/toy/__init__.py",
-        "toy-root/toy/conf/experiment/toy/coins.yaml",
-        "toy-root/toy/conf/experiment/toy/coins_many.yaml",
-    ]
-    assert files == written  # every file the test writes, in its order, exactly
-    commands = [
-        _argv(line) for b in page.blocks if b.kind == "bash" for line in bash_lines(b.text) if _is_privlab(line)
-    ]
-    envs = [line for b in page.blocks if b.kind == "bash" for line in bash_lines(b.text) if _is_privlab(line)]
-    calls = _calls_of("test_a_toy_paper_runs_everywhere")
-    assert [c[1:] for c in commands] == [args for args, _ in calls]
-    for line, (_, results) in zip(envs, calls):  # a call with other results is run with PRIVLAB_RESULTS=...
-        other = results != "results"
-        assert ("PRIVLAB_RESULTS=" in line) == other, (line, results)
-        if other:
-            assert line.split()[0].endswith(ast.literal_eval(results.split("/")[-1].strip())), (line, results)
+    shown = {b.title.removeprefix("warner/"): b.text for b in page.blocks if b.kind == "file"}
+    sources = sorted(
+        str(path.relative_to(EXAMPLE))
+        for path in EXAMPLE.rglob("*")
+        if path.is_file()
+        and path.suffix in (".py", ".yaml", ".toml")
+        and "egg-info" not in str(path)
+        and "__pycache__" not in path.parts
+    )
+    assert sorted(shown) == sources
+    for rel, text in shown.items():
+        assert text == (EXAMPLE / rel).read_text().rstrip("\n"), f"the tutorial's {rel} is not examples/warner/{rel}"
+    assert not [b for b in page.blocks if b.kind == "included"]
 
 
 def _rendered_modules():
@@ -582,4 +567,4 @@ def test_mkdocs_build_strict(tmp_path):
     assert res.returncode == 0, res.stdout + res.stderr
     assert (tmp_path / "site" / "papers" / "lpb" / "index.html").is_file()
     tutorial = (tmp_path / "site" / "tutorial" / "add-a-paper" / "index.html").read_text()
-    assert "coin_mean_sd" in tutorial and "toy-root/toy/__init__.py" in tutorial
+    assert "def exact_variance" in tutorial and "warner/privlab_warner/experiments/__init__.py" in tutorial
