@@ -207,12 +207,25 @@ class Reference:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """A threshold read from the paper's words (a claim's declared reading), drawn dashed and
+    labelled on the difference panel of its gap ``a - b``: at ``value``, or at ``value`` times b
+    where ``relative`` (a reading of "slightly above" as a fraction of the lower curve)."""
+
+    gap: tuple[str, str]
+    value: float
+    label: str
+    relative: bool = False
+
+
+@dataclass(frozen=True)
 class Panel:
     """One panel: its rows (``data``, with the legend label of each row in column ``series``), its
     x column, the two axes, the layers drawn for each series and its reference lines.
 
     ``gaps`` = pairs of series labels (a, b) whose difference a - b a claim reads: drawn in a
-    difference panel beneath. ``xorder`` fixes the order of a category axis.
+    difference panel beneath, with the ``readings`` of the claims about them. ``xorder`` fixes the
+    order of a category axis.
     """
 
     data: pd.DataFrame
@@ -226,6 +239,7 @@ class Panel:
     gaps: tuple[tuple[str, str], ...] = ()
     xorder: tuple[Any, ...] | None = None
     notes: tuple[str, ...] = ()
+    readings: tuple[Reading, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -751,6 +765,8 @@ def render(spec: FigureSpec) -> Any:
                     label=label,
                 )
             )
+    readings = {r.label: spec.styles[gap_label(*r.gap)].color for p in spec.panels if p.gaps for r in p.readings}
+    handles += [Line2D([], [], color=c, linestyle="--", lw=1.0, label=label) for label, c in readings.items()]
     for key, what in entries.items():
         if key.startswith("layer:"):
             lay = what
@@ -828,6 +844,15 @@ def _gap_values(panel: Panel, a: str, b: str) -> tuple[np.ndarray, np.ndarray, n
     return m.x.to_numpy(float), (m.y_a - m.y_b).to_numpy(float), se
 
 
+def _lower_values(panel: Panel, label: str, x: np.ndarray) -> np.ndarray:
+    """The primary layer's values of series ``label`` at the positions ``x``."""
+    for name, rows in _series(panel):
+        if name == label:
+            at = dict(zip(_xpos(panel, rows), values(rows, panel.layers[0].y)))  # type: ignore[arg-type]
+            return np.array([at.get(v, np.nan) for v in x], dtype=float)
+    return np.full(x.size, np.nan)
+
+
 def _draw_gaps(ax: Any, panel: Panel, styles: Mapping[str, Style], i: int, seen: list[str]) -> None:
     ax.set_gid(f"difference:{i}")
     k = panel.layers[0].interval.k if panel.layers[0].interval is not None else 2.0
@@ -840,6 +865,16 @@ def _draw_gaps(ax: Any, panel: Panel, styles: Mapping[str, Style], i: int, seen:
             ax.vlines(x, d - k * se, d + k * se, color=st.color, lw=1.1, gid="interval")
         if label not in seen:
             seen.append(label)
+    for r in panel.readings:
+        if r.gap not in panel.gaps:
+            raise ValueError(f"reading {r.label!r} is about the gap {r.gap}, which the panel does not draw")
+        x, d, _ = _gap_values(panel, *r.gap)
+        if not x.size:
+            continue
+        level = np.full(x.size, r.value)
+        if r.relative:  # a fraction of the lower curve b: b = a - (a - b), taken where both are drawn
+            level = r.value * _lower_values(panel, r.gap[1], x)
+        ax.plot(x, level, color=styles[gap_label(*r.gap)].color, linestyle="--", lw=1.0, label=r.label, gid="reading")
     ax.axhline(0, color="0.6", lw=0.8, gid="guide")
     ax.set_xlabel(panel.xaxis.label)
     ax.set_ylabel(f"difference\n[{panel.yaxis.unit}]" if panel.yaxis.unit else "difference", fontsize=8)

@@ -603,12 +603,26 @@ def build_report(
 
 
 def _robustness(results_dir: Path) -> list[Any]:
-    """The studies that ran into ``results_dir/studies`` (`privlab.study.outcomes`); a study file that
-    cannot be read leaves the section out rather than the report."""
+    """The studies that ran into ``results_dir/studies`` (`privlab.study.outcomes`), and for every other
+    study of a paper with results its committed quick-scale outcome (shipped with the references), so
+    that the section is there after a plain ``privlab reproduce``; a study file that cannot be read
+    leaves the section out rather than the report."""
     try:
-        return list(study.outcomes(results_dir))
+        ran = list(study.outcomes(results_dir))
+        done = {o.study.id for o in ran}
+        papers = {p.name for p in Path(results_dir).iterdir() if p.is_dir()} if Path(results_dir).is_dir() else set()
+        shipped = [s for s in study.studies() if s.id not in done and s.paper in papers]
+        return ran + [o for o in map(_committed, shipped) if o is not None]
     except PrivlabError:
         return []
+
+
+def _committed(s: Any) -> Any:
+    """A study's committed quick-scale outcome, or None (none committed, or stale: left out)."""
+    try:
+        return study.committed_outcome(s)
+    except (PrivlabError, ValueError, KeyError):
+        return None
 
 
 def _twins(papers: list[PaperReport]) -> list[TwinPair]:

@@ -287,13 +287,18 @@ def _value(v: Any) -> Any:
 
 @dataclass
 class StudyOutcome:
-    """A study that has run (at one scale), with its claims' robustness."""
+    """A study that has run (at one scale), with its claims' robustness; ``sweep_dir`` None: the
+    committed quick-scale outcome shipped with the references (not run here)."""
 
     study: Study
     scale: str
     claims: list[ClaimRobustness]
     n_jobs: int
     sweep_dir: Path | None = None
+
+    @property
+    def shipped(self) -> bool:
+        return self.sweep_dir is None
 
     @property
     def anchor(self) -> str:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ from privlab.figures import (
     Interval,
     Layer,
     Panel,
+    Reading,
     Reference,
     config_value,
     figure,
@@ -169,6 +171,11 @@ def mse_vs_theta(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     title = "{} (Anatomy: bucket sizes only, privacy ignored where ineligible)"
     definition = config_value(cfg, "mse_definition") or "association"
     panels, styles = _per_table(df, Axis(f"MSE, {MSE_FORMULAS[definition]}"), layer, title)
+    slightly = config_value(cfg, "claims.slightly")
+    if slightly is not None:  # the reading of "only slightly above", drawn where the claims read it
+        share = f"{100 * float(slightly):g}%"
+        read = tuple(Reading(g, float(slightly), f"reading of 'slightly': {g[1]} + {share}", True) for g in GAPS)
+        panels = [dataclasses.replace(p, readings=read) for p in panels]
     return FigureSpec("Figure 4: MSE vs θ", panels, styles, ncols=2, panel_size=(5.0, 3.4))
 
 

@@ -51,7 +51,7 @@ def _sanitizers(cfg, ctx) -> list[tuple[str, iso.Sanitizer]]:
             "min_decay": Real(0),
             "talk_b": Real(0),
             "level": Real(0, 1, low_open=True, high_open=True),
-            "z_max": POS,
+            "decide_with": Str(),
             "noise_z_max": POS,
         },
     },

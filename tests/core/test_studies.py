@@ -212,3 +212,13 @@ def test_every_study_runs_at_the_quick_scale(study_id, results):
     assert found.n_jobs == len(study.get(study_id).jobs("quick"))
     assert any(c.checkable for c in found.claims)
     _same_as_committed(study_id, results)
+
+
+def test_the_robustness_section_shows_the_shipped_studies_without_a_run(tmp_path):
+    (tmp_path / "lpb").mkdir()  # a paper with results, none of its studies run here
+    found = report._robustness(tmp_path)
+    ids = {o.study.id for o in found}
+    shipped = {s.id for s in study.studies("lpb") if s.reference_path().is_file()}
+    assert shipped and ids == shipped
+    assert all(o.shipped and o.scale == "quick" and o.claims for o in found)
+    assert report._robustness(tmp_path / "nothing") == []  # no results: no section

@@ -27,13 +27,14 @@ def _claims(name: str, table: pd.DataFrame | None = None, overrides=()):
 @pytest.mark.parametrize(
     "name, expected",
     [
-        ("isolation_vs_d", {"agree": 15, "disagree": 0, "info": 0}),
-        ("isolation_vs_c_T", {"agree": 3, "disagree": 0, "info": 1}),
-        ("bad_sanitizer", {"agree": 3, "disagree": 0, "info": 0}),
-        ("utility", {"agree": 8, "disagree": 1, "info": 0}),
-        ("real_data", {"agree": 1, "disagree": 0, "info": 3}),
-        ("real_data_acs", {"agree": 1, "disagree": 0, "info": 4}),
-        ("formulas", {"agree": 7, "disagree": 2, "info": 0}),  # [-1, 1]^n; Case 1's count
+        # the histogram's best-of adversary beats 2^-d at d = 2; 0 of 2,000 at d = 20 cannot show a gap < 1/1000
+        ("isolation_vs_d", {"agree": 11, "disagree": 1, "inconclusive": 3, "info": 0}),
+        ("isolation_vs_c_T", {"agree": 3, "disagree": 0, "inconclusive": 0, "info": 1}),
+        ("bad_sanitizer", {"agree": 2, "disagree": 0, "inconclusive": 1, "info": 0}),  # 1 of 1,000 vs 1/1000
+        ("utility", {"agree": 8, "disagree": 1, "inconclusive": 0, "info": 0}),
+        ("real_data", {"agree": 1, "disagree": 0, "inconclusive": 0, "info": 3}),
+        ("real_data_acs", {"agree": 1, "disagree": 0, "inconclusive": 0, "info": 4}),
+        ("formulas", {"agree": 7, "disagree": 2, "inconclusive": 0, "info": 0}),  # [-1, 1]^n; Case 1's count
     ],
 )
 def test_reference_verdicts(name, expected):
@@ -54,15 +55,14 @@ def test_injected_faults_turn_claims_to_disagree():
     found = _claims("isolation_vs_d", bad)
     assert found["every released histogram passes the independent checker (slide 12)"].verdict == "disagree"
     bad = df.copy()
-    top = (bad.sanitizer == "histogram") & (bad.adversary == "cell_uniform") & (bad.d == 20)
+    top = (bad.sanitizer == "histogram") & bad.adversary.isin(["cell_uniform", "best_of_above"]) & (bad.d == 20)
     bad.loc[top, ["rate", "successes"]] = [0.01, 20]
     verdicts = {k: c.verdict for k, c in _claims("isolation_vs_d", bad).items() if k.startswith("histogram over all")}
     assert verdicts[
         "histogram over all points: SDB raises isolation only negligibly over aux at large d (slide 8)"
     ] == ("disagree")
-    assert (
-        verdicts["histogram over all points: success below 2^-d (corollary, c large enough) (slide 14)"] == "disagree"
-    )
+    below = "success below 2^-d, best of its adversaries (corollary, c large enough) (slide 14)"
+    assert verdicts[f"histogram over all points: {below}"] == "disagree"
     ct = pd.read_csv(REFERENCE / "isolation_vs_c_T" / "result.csv")
     ct.loc[(ct.c == 8.0) & (ct.sanitizer == "aux_only"), "rate"] = 0.9
     found = _claims("isolation_vs_c_T", ct)
