@@ -296,18 +296,8 @@ def markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    """``python -m privlab.audit``: the prose audit's counts per paper, the four reading audits' counts
-    per paper and audit (`privlab.audit_reading`), and the ledgers' coverage (`privlab.audit_coverage`)."""
-    from . import audit_coverage, audit_reading
-
-    print("## The prose audit\n")
-    print(markdown(summary()))
-    print("\n## The reading audits: consistency, notation, direction, bibliography\n")
-    print(markdown(audit_reading.counts()))
-    print("\n## Ledger coverage (claims recomputed from the committed quick reference tables)\n")
-    print(markdown(audit_coverage.table()))
-
-
 if __name__ == "__main__":
+    # run as a script (python -m privlab.audit): the counts need the floors above (check, the reading audits)
+    from privlab.audit_coverage import main
+
     main()

@@ -23,7 +23,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import ledger, registry
+from . import audit, audit_reading, ledger, registry
+from .check import read_reference, reference_path
+from .runner import compose
 
 #: the classes of "why not checkable", in the order they are tried, with the words that mark each
 REASONS = (
@@ -80,9 +82,6 @@ class Coverage:
 def reference_verdicts(paper: str, profile: str = "quick") -> dict[str, dict[str, list[str]]]:
     """Per ledger id, per experiment, the verdicts of the claims the experiment draws from its
     committed reference table (twins on other data left out: they check privlab's stand-in)."""
-    from .check import read_reference, reference_path
-    from .runner import compose
-
     out: dict[str, dict[str, list[str]]] = {}
     for exp in registry.select(paper=paper):
         if exp.twin_of is not None:
@@ -173,3 +172,14 @@ def text(cov: Coverage) -> str:
 def results_verdicts(paper: str, results_dir: Path) -> dict[str, dict[str, list[str]]]:
     """The same mapping as `reference_verdicts`, read from a results folder's claims (`ledger.rows`)."""
     return {r.item.id: r.verdicts for r in ledger.rows(paper, results_dir) or [] if r.verdicts}
+
+
+def main() -> None:
+    """``python -m privlab.audit``: the prose audit's counts per paper, the four reading audits' counts
+    per paper and audit (`privlab.audit_reading`), and the ledgers' coverage (`privlab.audit_coverage`)."""
+    print("## The prose audit\n")
+    print(audit.markdown(audit.summary()))
+    print("\n## The reading audits: consistency, notation, direction, bibliography\n")
+    print(audit.markdown(audit_reading.counts()))
+    print("\n## Ledger coverage (claims recomputed from the committed quick reference tables)\n")
+    print(audit.markdown(table()))

@@ -442,12 +442,12 @@ def _bar_layout(panel: Panel, styles: Mapping[str, Style]) -> tuple[dict[str, fl
 
 def _configure_axis(ax: Any, which: str, axis: Axis, panel: Panel) -> None:
     # matplotlib: about 0.3 s to import, loaded only to draw
-    from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
+    from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator  # matplotlib: only drawing needs it
 
     setter = ax.set_xscale if which == "x" else ax.set_yscale
     target = ax.xaxis if which == "x" else ax.yaxis
     if axis.scale == "log":
-        from matplotlib.ticker import NullFormatter
+        from matplotlib.ticker import NullFormatter  # matplotlib: only drawing needs it
 
         setter("log")
         target.set_minor_formatter(NullFormatter())  # 2x10^-2, 3x10^-2, ... crowd; see _two_log_labels
@@ -484,7 +484,7 @@ def _apply_limits(ax: Any, panel: Panel) -> None:
 def _two_log_labels(ax: Any) -> None:
     """A base-10 log axis whose view holds fewer than two powers of ten gets major ticks at 1, 2
     and 5 times them, labelled as plain numbers, instead of crowded minor labels (2x10^-2, 3x10^-2, ...)."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # matplotlib: only drawing needs it
 
     for target, lim, scale in ((ax.xaxis, ax.get_xlim(), ax.get_xscale()), (ax.yaxis, ax.get_ylim(), ax.get_yscale())):
         if scale != "log" or getattr(target.get_transform(), "base", 10) != 10:

@@ -10,7 +10,6 @@ and upper bounds) and its exact counterpart overlaid, on log scales where values
 
 from __future__ import annotations
 
-import functools
 import itertools
 import textwrap
 import warnings
@@ -20,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import yaml
 
 from .plots import new_figure
 
@@ -58,8 +58,6 @@ def _as_list(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return list(value)
     if isinstance(value, str) and value.startswith("[") and value.endswith("]"):
-        import yaml
-
         try:
             parsed = yaml.safe_load(value)
         except yaml.YAMLError:
@@ -78,39 +76,6 @@ def label(value: Any) -> str:
     if isinstance(items, list):
         return ", ".join(label(v) for v in items) if items else "(none)"
     return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def quantities(exp_id: str | None) -> dict[str, str]:
-    """Column -> the quantity its axis shows (``Axis.label``), read from the experiment's declared
-    figures drawn over its committed quick reference; {} where there is none to read."""
-    if not exp_id:
-        return {}
-    return dict(_quantities(exp_id))
-
-
-@functools.cache
-def _quantities(exp_id: str) -> tuple[tuple[str, str], ...]:
-    from . import check, registry, runner
-    from .figures import Drawn
-
-    out: dict[str, str] = {}
-    try:
-        exp = registry.get(exp_id)
-        drawn = [fn for fn in exp.figures.values() if isinstance(fn, Drawn)]
-        if not drawn:
-            return ()
-        table = check.read_reference(exp, check.reference_path(exp))
-        cfg = runner.compose(exp_id)
-        for fn in drawn:
-            for panel in fn.spec(table, cfg).panels:
-                if isinstance(panel.x, str):
-                    out.setdefault(panel.x, panel.xaxis.label)
-                for layer in panel.layers:
-                    if isinstance(layer.y, str):
-                        out.setdefault(layer.y, panel.yaxis.label)
-    except Exception:  # no reference, a figure that cannot read it: the column names stand
-        return ()
-    return tuple(out.items())
 
 
 def wrap(title: str, fig: Any) -> str:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import csv
+import functools
 import io
 import itertools
 from collections.abc import Mapping, Sequence
@@ -33,9 +34,10 @@ from typing import Any
 
 import pandas as pd
 
-from . import pages, registry, sweep_plots, sweep_store
+from . import check, pages, registry, runner, sweep_plots, sweep_store
 from ._validation import PrivlabError
 from .claims import VERDICTS
+from .figures import Drawn
 from .runner import atomic_write_text
 from .sweep_plots import MAX_PANELS, companions, label, sorted_values
 from .sweep_store import FAILED_MARKERS, Gathered  # noqa: F401  (FAILED_MARKERS: the launchers' marker folder)
@@ -46,6 +48,36 @@ CLAIM_COLUMNS = ("claim", "printed", "reproduced", "verdict", "rule")
 MAX_METRICS = 4  # metrics plotted when none is named
 MAX_HTML_JOBS = 400  # verdict grids on the page up to this many jobs (the PNG overview has them all)
 ABSENT = "absent"
+
+
+def quantities(exp_id: str | None) -> dict[str, str]:
+    """Column -> the quantity its axis shows (``Axis.label``), read from the experiment's declared
+    figures drawn over its committed quick reference; {} where there is none to read."""
+    if not exp_id:
+        return {}
+    return dict(_quantities(exp_id))
+
+
+@functools.cache
+def _quantities(exp_id: str) -> tuple[tuple[str, str], ...]:
+    out: dict[str, str] = {}
+    try:
+        exp = registry.get(exp_id)
+        drawn = [fn for fn in exp.figures.values() if isinstance(fn, Drawn)]
+        if not drawn:
+            return ()
+        table = check.read_reference(exp, check.reference_path(exp))
+        cfg = runner.compose(exp_id)
+        for fn in drawn:
+            for panel in fn.spec(table, cfg).panels:
+                if isinstance(panel.x, str):
+                    out.setdefault(panel.x, panel.xaxis.label)
+                for layer in panel.layers:
+                    if isinstance(layer.y, str):
+                        out.setdefault(layer.y, panel.yaxis.label)
+    except Exception:  # no reference, a figure that cannot read it: the column names stand
+        return ()
+    return tuple(out.items())
 
 
 # ---------------------------------------------------------------------------------------
@@ -424,7 +456,7 @@ def _metric_figures(
                 " (mean over the other swept parameters)" if len(others) > 1 else ""
             )
             fig = sweep_plots.metric_plot(
-                view, x, metric, panels=panels, categorical=cats, title=title, names=sweep_plots.quantities(exp_id)
+                view, x, metric, panels=panels, categorical=cats, title=title, names=quantities(exp_id)
             )
             out.append(_save(fig, sweep_dir / f"sweep_{_safe(metric_name)}_vs_{_safe(x)}.png"))
         if len(swept) == 2:

@@ -38,9 +38,10 @@ FLOORS = {
         "pages", "formulas", "overrides", "mechanisms", "figures", "datasets",
     ),
     2: ("bucketization", "cae", "isolation", "lpb", "multilevel"),  # the papers' libraries
-    3: ("registry", "ledger", "errata", "audit", "audit_reading", "context"),
+    3: ("registry", "ledger", "audit", "audit_reading", "context"),
+    # audit_coverage decides claims from references as check does: above check
     4: ("runner", "sweep_store", "sweep_plots", "reproduce_pool", "multirun"),
-    5: ("app", "sweeps", "study", "report", "check", "testing", "scaffold"),
+    5: ("app", "sweeps", "study", "report", "check", "testing", "scaffold", "audit_coverage", "errata"),
     6: ("launch", "cli"),
 }  # fmt: skip
 
@@ -95,6 +96,13 @@ class _Imports(ast.NodeVisitor):
         self.depth -= 1
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_If(self, node: ast.If) -> None:
+        # a module's script block (python -m privlab.audit) runs only as __main__: no import of the module
+        test = node.test
+        if isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__":
+            return
+        self.generic_visit(node)
 
     def _import(self, node: ast.Import | ast.ImportFrom) -> None:
         self.found += [(node.lineno, self.depth > 0, t) for t in _targets(self.module, node)]

@@ -10,8 +10,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from privlab import sweep_plots
-from privlab.sweep_plots import Metric, label, metric_plot, quantities, sorted_values
+from privlab.sweep_plots import Metric, label, metric_plot, sorted_values
+from privlab.sweeps import quantities
 
 
 def test_list_values_read_as_their_elements_in_order():
@@ -40,4 +40,4 @@ def test_metric_plot_of_a_list_valued_parameter():
 def test_quantities_come_from_the_experiments_figures():
     names = quantities("lpb/fig1_lambda")
     assert names and all(v and v != k for k, v in names.items())
-    assert quantities(None) == {} and sweep_plots.quantities("lpb/table1") == quantities("lpb/table1")
+    assert quantities(None) == {} and quantities("lpb/table1") == {}
