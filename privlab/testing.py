@@ -135,7 +135,9 @@ def paper_root(
 # ---------------------------------------------------------------------------------------
 # the conformance harness
 # ---------------------------------------------------------------------------------------
-def conformance(paper: str, *, experiments: Sequence[str] = (), workers: int = 2) -> None:
+def conformance(
+    paper: str, *, experiments: Sequence[str] = (), workers: int = 2, profiles: Sequence[str] = ("quick", "paper")
+) -> None:
     """Check every experiment of ``paper`` the way privlab checks its own (`check_experiment`);
     an AssertionError lists every failure, one line each, experiment by experiment.
 
@@ -148,16 +150,24 @@ def conformance(paper: str, *, experiments: Sequence[str] = (), workers: int = 2
     workers : int
         The smoke run is repeated with this many workers and must give the same bytes as with
         one (1: a single run).
+    profiles : sequence of str
+        The profiles whose committed references are read back (the quick one must exist).
     """
     chosen = registry.select(experiments, paper=paper)
     if not chosen:
         raise AssertionError(f"paper {paper} declares no experiment")
-    failures = [line for exp in chosen for line in check_experiment(exp.id, workers=workers)]
+    failures = [line for exp in chosen for line in check_experiment(exp.id, workers=workers, profiles=profiles)]
     if failures:
         raise AssertionError(f"{len(failures)} conformance failure(s) of paper {paper}:\n" + "\n".join(failures))
 
 
-def check_experiment(exp_id: str, *, workers: int = 2, results: str | os.PathLike[str] | None = None) -> list[str]:
+def check_experiment(
+    exp_id: str,
+    *,
+    workers: int = 2,
+    results: str | os.PathLike[str] | None = None,
+    profiles: Sequence[str] = ("quick", "paper"),
+) -> list[str]:
     """Every way experiment ``exp_id`` falls short of the conformance contract, one line each
     (empty: it conforms):
 
@@ -170,11 +180,12 @@ def check_experiment(exp_id: str, *, workers: int = 2, results: str | os.PathLik
     - its smoke config (``smoke=`` overrides) runs to a non-empty table with unique keys, every
       figure draws and every claim decides, and with ``workers`` workers the table is
       byte-identical (wall-clock columns, declared ``IGNORE``, aside).
-    ``results`` is where the smoke runs cache (default: a temporary directory).
+    ``results`` is where the smoke runs cache (default: a temporary directory); ``profiles`` says
+    whose references are read back (a paper-profile reference is read where it exists).
     """
     if results is None:
         with tempfile.TemporaryDirectory() as tmp:
-            return check_experiment(exp_id, workers=workers, results=tmp)
+            return check_experiment(exp_id, workers=workers, results=tmp, profiles=profiles)
     exp = registry.get(exp_id)
     paper = registry.paper_of(exp)
     failures: list[str] = []
@@ -199,6 +210,8 @@ def check_experiment(exp_id: str, *, workers: int = 2, results: str | os.PathLik
     for line in ledger.unresolved(exp, cfgs["quick"]):
         failed("ledger", line.removeprefix(f"{exp_id}: "))
     for profile, cfg in cfgs.items():
+        if profile not in profiles:
+            continue
         path = check.reference_path(exp, profile)
         if not path.is_file():
             if profile == "quick":

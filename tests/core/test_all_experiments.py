@@ -23,15 +23,15 @@ EXPERIMENTS = [e for e in registry.all_experiments() if registry.paper_of(e).dis
 
 
 def _case(exp: registry.Experiment):
-    # a twin runs its original's code on other data: its 1- vs 2-worker run is in the slow tier
-    if exp.twin_of:
-        return [pytest.param(exp.id, 1, id=f"{exp.id}-1"), pytest.param(exp.id, 2, id=exp.id, marks=pytest.mark.slow)]
-    return [pytest.param(exp.id, 2, id=exp.id)]
+    # the paper-profile references (figures audited, claims decided) and a twin's 1- vs 2-worker run
+    # (its original's code on other data) are in the slow tier
+    full = pytest.param(exp.id, 2, ("quick", "paper"), id=f"{exp.id}-full", marks=pytest.mark.slow)
+    return [pytest.param(exp.id, 1 if exp.twin_of else 2, ("quick",), id=exp.id), full]
 
 
-@pytest.mark.parametrize("exp_id,workers", [case for exp in EXPERIMENTS for case in _case(exp)])
-def test_conformance(exp_id, workers, tmp_path):
-    assert testing.check_experiment(exp_id, workers=workers, results=tmp_path) == []
+@pytest.mark.parametrize("exp_id,workers,profiles", [case for exp in EXPERIMENTS for case in _case(exp)])
+def test_conformance(exp_id, workers, profiles, tmp_path):
+    assert testing.check_experiment(exp_id, workers=workers, results=tmp_path, profiles=profiles) == []
 
 
 HELPERS = {

@@ -1,6 +1,7 @@
 """Adding a sixth paper touches no core file: a toy paper (its library function, experiment,
 config and reference) built outside the privlab package runs through list, run, reproduce
-and check. README's "Add a paper" section is exactly these steps."""
+and check, from PRIVLAB_PATH and installed as a package (examples/warner is the worked example
+README and the tutorial describe)."""
 
 import subprocess
 import sys
