@@ -13,14 +13,16 @@ figure, whatever code drew it, the way a reader looks at it:
   marker and fill, and a layer by its marker and line style), and every declared series is drawn;
 * every axis is labelled with its quantity (and unit), at the declared scale;
 * intervals are drawn where declared, named in the figure, and stay in [0, 1] for probabilities;
-* a cell with zero successes is an upper-bound marker inside a shaded "below resolution" band;
+* a cell with zero successes is an upper-bound marker inside a shaded "below resolution" band,
+  never a Wilson whisker from 0, and the bounds of several series at one point are dodged apart;
+* ±k s.e. intervals of different series at one x do not overlap (``Layer.dodge``);
 * rows without a value (a solver that timed out) are marked, not silently left out;
 * series drawn on top of each other differ in marker or line style and are annotated;
 * a claim about a small gap has a difference panel; colours the paper names are used;
-* quick-profile cells with too few trials are marked unresolved;
+* quick-profile cells with too few trials are marked unresolved, and the shading says so in the legend;
 * no legend covers data, tick labels do not run together, no bars on a log axis, a symmetric-log
-  axis does not switch scale where the boxes' quartiles sit, colours of look-alike entries differ,
-  and no code name (``snake_case``) is printed.
+  axis does not switch scale where the boxes' quartiles sit, a log axis labels no minor tick,
+  colours of look-alike entries differ, and no code name (``snake_case``) is printed.
 
 Figures use matplotlib's object API on the Agg backend, so they render the same with or without
 a display.
