@@ -194,7 +194,10 @@ def run(exp_id: str, hydra_args: list[str]) -> int:
     through Hydra, every job's config checked before any job runs."""
     import hydra
 
+    from . import executors
+
     exp = registry.get(exp_id)
+    cluster, hydra_args = executors.pop_cluster(hydra_args)  # --cluster: the sweep's jobs on a cluster
     multirun = "--multirun" in hydra_args or "-m" in hydra_args
     flags_with_values = {
         "--cfg",
@@ -224,6 +227,8 @@ def run(exp_id: str, hydra_args: list[str]) -> int:
     extra, sweep_dir = [], None
     # --multirun without a Hydra launcher named: privlab's own (privlab.multirun), same directories
     own = multirun and multirun_mod.uses_own_launcher(overrides) and set(flags) <= {"--multirun", "-m"}
+    if cluster is not None:
+        executors.check_cluster(cluster, sweep=multirun, own=own)
     if not any(a in ("--cfg", "-c", "--help", "-h", "--info") for a in hydra_args):
         prevalidate(exp.id, overrides, multirun, composed_later=own)
         given_results = override_value(overrides, "results_dir")
@@ -241,7 +246,7 @@ def run(exp_id: str, hydra_args: list[str]) -> int:
             print(f"sweep directory: {sweep_dir} (rerun the same command to resume)", flush=True)
             shutil.rmtree(sweep_dir / FAILED_MARKERS, ignore_errors=True)
             if own:
-                multirun_mod.launch_sweep(exp.id, overrides, sweep_dir)
+                multirun_mod.launch_sweep(exp.id, overrides, sweep_dir, cluster=cluster)
     if sweep_dir is None or not own:
         sys.argv = ["privlab run", f"experiment={exp.id}", *runner.searchpath_override(), *extra, *overrides, *flags]
         task = hydra.main(config_path=str(runner.conf_dir()), config_name="config", version_base="1.3")(_hydra_task)
@@ -257,7 +262,14 @@ def run(exp_id: str, hydra_args: list[str]) -> int:
 
 
 def reproduce(
-    ids: list[str], *, paper: str | None, profile: str, jobs: int | None, results: str | None, force: bool
+    ids: list[str],
+    *,
+    paper: str | None,
+    profile: str,
+    jobs: int | None,
+    results: str | None,
+    force: bool,
+    cluster: str | None = None,
 ) -> int:
     """``privlab reproduce``: every chosen experiment (a fault stops only its own), then the report.
 
@@ -267,6 +279,10 @@ def reproduce(
 
     if profile not in runner.PROFILES:
         raise PrivlabError(f"--profile must be one of {', '.join(runner.PROFILES)}; got {profile!r}")
+    if cluster is not None:
+        from . import executors
+
+        executors.check_cluster(cluster)
     exps = registry.select(ids, paper=paper)
     if results is not None and not results.strip():
         raise PrivlabError("--results is empty; give a directory (default: ./results)")
@@ -299,7 +315,10 @@ def reproduce(
             started(exp)
             yield reproduce_pool.run_one(exp.id, cfg, str(results_dir))
 
-    outcomes = reproduce_pool.run_concurrently(todo, results_dir, workers, started) if workers > 1 else in_turn()
+    if cluster is not None:  # every experiment a task of the cluster's (each paper's in order)
+        outcomes = reproduce_pool.run_concurrently(todo, results_dir, workers, started, cluster=cluster)
+    else:
+        outcomes = reproduce_pool.run_concurrently(todo, results_dir, workers, started) if workers > 1 else in_turn()
     for outcome in outcomes:
         done += 1
         head = f"[{done}/{len(configs)}, {_clock(time.perf_counter() - start)}] {outcome.exp_id}"

@@ -23,7 +23,7 @@ import numpy as np
 from ._validation import PrivlabError, _fmt
 from .constraints import Constraint, Interval, Options
 
-__all__ = ["Spec", "Int", "Real", "Bool", "Str", "Choice", "List", "Optional", "Free", "MapOf", "validate"]
+__all__ = ["Spec", "Int", "Real", "Bool", "Str", "Choice", "List", "Optional", "Free", "Printed", "MapOf", "validate"]
 
 
 class Spec:
@@ -189,6 +189,14 @@ class Free(Spec):
 
     def check(self, name: str, value: Any) -> Any:
         return value
+
+
+class Printed(Free):
+    """The block of what the paper prints (``printed:``), which an experiment's claims compare with:
+    free in form, but there (a verdict reads it)."""
+
+    def allowed(self) -> str:
+        return "the block of the paper's printed values its claims compare with (keep it; override its entries)"
 
 
 class MapOf(Spec):

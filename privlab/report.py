@@ -27,7 +27,7 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from . import errata, ledger, registry
+from . import errata, ledger, registry, store
 from ._validation import PrivlabError
 from .claims import VERDICTS, counts_text
 
@@ -385,7 +385,7 @@ def _read_claims(run_dir: Path) -> list[ClaimRow]:
     path = run_dir / "claims.csv"
     if not path.is_file():
         return []
-    frame = pd.read_csv(path, keep_default_na=False, dtype=str)
+    frame = store.read_claims(path)
     shown = [*_CLAIM_COLUMNS, *(["ledger"] if "ledger" in frame.columns else [])]
     frame = frame.reindex(columns=shown, fill_value="")
     return [ClaimRow(*row) for row in frame.itertuples(index=False)]
@@ -403,6 +403,9 @@ def _read_provenance(run_dir: Path) -> tuple[Provenance | None, list[DataSource]
 def _experiment(entry: _Entry, run_dir: Path, results_dir: Path, failure: Failure | None) -> ExperimentReport:
     problems: list[str] = []
     table = None
+    intact, why = store.verify(run_dir, deep=False)
+    if not intact and (run_dir / store.MANIFEST).exists():  # changed since it was written: said, then shown
+        problems.append(f"the result is damaged: {why}")
     try:
         table = _read_table(run_dir, results_dir)
     except (OSError, ValueError) as exc:  # pandas' parser errors are ValueErrors
