@@ -247,7 +247,7 @@ def _runs(results: Path, experiments: list[Experiment]) -> tuple[dict[str, Path]
     found, damaged = {}, {}
     for exp in experiments:
         run = results / exp.paper / exp.name
-        ok, why = store.verify(run, deep=False)
+        ok, why = store.verify(run, deep=True)  # every file's checksum: a change of the same size too
         if ok or (run / "result.csv").is_file() and not (run / "manifest.json").exists():
             found[exp.id] = run
         elif run.is_dir() and (run / "manifest.json").exists():

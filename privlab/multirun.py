@@ -398,12 +398,15 @@ def _results(
 
 
 def _pooled(args: list[tuple], pool: Any, sweep_dir: Path) -> Iterator[JobResult]:
-    """The jobs on ``pool`` (a `privlab.executors.Executor`), at most two per worker in flight. When a
-    worker dies (killed, out of memory, a crash in C code) every job in flight with it comes back: each
-    is then rerun alone (in a fresh pool), and the one whose worker dies alone fails. On a cluster the
-    client skips complete jobs (resume) and writes what the workers send back."""
+    """The jobs on ``pool`` (a `privlab.executors.Executor`, or a number of local processes), at most
+    two per worker in flight. When a worker dies (killed, out of memory, a crash in C code) every job
+    in flight with it comes back: each is then rerun alone (in a fresh pool), and the one whose
+    worker dies alone fails. On a cluster the client skips complete jobs (resume) and writes what
+    the workers send back."""
     from . import sweep_store
+    from ._pools import RenewablePool
 
+    pool = RenewablePool(pool) if isinstance(pool, int) else pool
     pending = list(reversed(args))  # popped from the end: job order
     suspects: list[tuple] = []
     in_flight: dict[Future, tuple[tuple, bool]] = {}

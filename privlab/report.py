@@ -403,7 +403,7 @@ def _read_provenance(run_dir: Path) -> tuple[Provenance | None, list[DataSource]
 def _experiment(entry: _Entry, run_dir: Path, results_dir: Path, failure: Failure | None) -> ExperimentReport:
     problems: list[str] = []
     table = None
-    intact, why = store.verify(run_dir, deep=False)
+    intact, why = store.verify(run_dir, deep=True)
     if not intact and (run_dir / store.MANIFEST).exists():  # changed since it was written: said, then shown
         problems.append(f"the result is damaged: {why}")
     try:

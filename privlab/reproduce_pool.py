@@ -159,7 +159,7 @@ def run_concurrently(
                     broken = True
                     if not alone:  # it or a neighbour killed the pool: tried again alone
                         print(
-                            f"privlab: warning: {exp.id}: its worker process died; run again",
+                            f"privlab: warning: {exp.id}: a worker process died while it ran; run again alone",
                             file=sys.stderr,
                             flush=True,
                         )

@@ -23,7 +23,7 @@ SWEEP = ["lpb/table1", "rho2=0.5,0.6,0.7"]
 
 
 def _main(*argv: str, env: dict[str, str] | None = None) -> int:
-    saved = dict(os.environ)
+    saved, stdout = dict(os.environ), sys.stdout
     os.environ.update(env or {})
     try:
         registry.reload()
@@ -32,6 +32,7 @@ def _main(*argv: str, env: dict[str, str] | None = None) -> int:
         except SystemExit as exc:
             return int(exc.code or 0)
     finally:
+        sys.stdout = stdout  # cli.main guards it with a wrapper of its own
         os.environ.clear()
         os.environ.update(saved)
         registry.reload()
@@ -70,7 +71,7 @@ def test_three_job_sweep_on_a_two_worker_cluster_is_the_local_sweep(tmp_path):
 @pytest.mark.parametrize(
     "argv, expect",
     [
-        (["run", *SWEEP, "--cluster", "tcp://"], "is not a Dask scheduler address"),
+        (["run", *SWEEP, "--multirun", "--cluster", "tcp://"], "is not a Dask scheduler address"),
         (["run", *SWEEP, "--cluster", "nope", "--multirun"], "--cluster must be a Dask scheduler address"),
         (["run", "lpb/table1", "--cluster", "slurm"], "--cluster sends the jobs of a sweep: add --multirun"),
         (["run", *SWEEP, "hydra/launcher=basic", "--cluster", "slurm", "--multirun"], "runs privlab's own launcher"),
