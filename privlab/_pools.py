@@ -1,4 +1,5 @@
-"""Process pools for whole experiments (`privlab.reproduce_pool`) and sweep jobs (`privlab.multirun`)."""
+"""Process pools for whole experiments (`privlab.reproduce_pool`) and sweep jobs (`privlab.multirun`):
+this machine's implementation of `privlab.executors.Executor`."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ class RenewablePool:
     generator closed early).
     """
 
+    remote = False  # the workers share this machine's file system: they write their results themselves
+
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self._pool = self._new()
@@ -30,6 +33,12 @@ class RenewablePool:
 
     def submit(self, fn: Any, *args: Any) -> Future:
         return self._pool.submit(fn, *args)
+
+    def lost(self, exc: BaseException) -> bool:
+        """A worker died (killed, out of memory, a crash in C code): loky breaks the pool."""
+        from joblib.externals.loky.process_executor import BrokenProcessPool
+
+        return isinstance(exc, BrokenProcessPool)
 
     def renew(self) -> None:
         """A fresh pool in place of a broken one (its workers killed)."""

@@ -30,9 +30,9 @@ from omegaconf.errors import OmegaConfBaseException
 from hydra_plugins.privlab_launcher.privlab_launcher import PrivlabLauncher, PrivlabSweeper
 
 from . import claims as claims_mod
+from . import executors, registry, runner, store, sweeps
 from . import multirun as multirun_mod
 from . import overrides as overrides_mod
-from . import registry, runner, store, sweeps
 from .context import die_with_parent
 from .errors import PrivlabError, fail
 from .overrides import check_launcher, override_value, sweep_jobs
@@ -142,8 +142,12 @@ def run(exp_id: str, argv: list[str]) -> int:
     """``privlab run ID [overrides] [flags]``: one experiment (or a sweep with ``--multirun``), a Hydra
     application, every job's config checked before any job runs."""
     exp = registry.get(exp_id)
+    cluster, argv = executors.pop_cluster(argv)  # --cluster: the sweep's jobs on a cluster
     parser, args = parse(argv)
     overrides, multirun = args.overrides, bool(args.multirun)
+    if cluster is not None:
+        executors.check_cluster(cluster, sweep=multirun, own=launcher(overrides) == "privlab")
+        overrides = [*overrides, f"hydra.launcher.cluster={runner.quote_override_value(cluster)}"]
     asks = args.cfg or args.info or args.help or args.hydra_help
     if args.cfg or args.info:
         prevalidate(exp.id, overrides, multirun)  # a config that does not compose: one line, not Hydra's report

@@ -239,26 +239,27 @@ class Comparison:
     verdicts: list[VerdictChange] = field(default_factory=list)
 
 
-def _runs(results: Path, experiments: list[Experiment]) -> dict[str, Path]:
-    found = {}
+def _runs(results: Path, experiments: list[Experiment]) -> tuple[dict[str, Path], dict[str, str]]:
+    """The run directories of ``experiments`` under ``results``, and why each damaged one is (a file
+    that is not what its manifest says: changed, cut short, not UTF-8 any more)."""
+    found, damaged = {}, {}
     for exp in experiments:
         run = results / exp.paper / exp.name
-        if store.verify(run, deep=False)[0] or (run / "result.csv").is_file() and not (run / "manifest.json").exists():
+        ok, why = store.verify(run, deep=True)  # every file's checksum: a change of the same size too
+        if ok or (run / "result.csv").is_file() and not (run / "manifest.json").exists():
             found[exp.id] = run
-    return found
+        elif run.is_dir() and (run / "manifest.json").exists():
+            found[exp.id], damaged[exp.id] = run, f"{run}: {why}"
+    return found, damaged
 
 
 def _claims(run: Path) -> dict[str, str]:
     path = run / "claims.csv"
     if not path.is_file():
         return {}
-    try:
-        frame = pd.read_csv(path, keep_default_na=False, dtype=str)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, OSError, UnicodeDecodeError) as exc:
-        raise PrivlabError(f"{path} cannot be read as claims: {str(exc).strip().splitlines()[-1]}") from None
-    missing = [c for c in ("claim", "verdict") if c not in frame.columns]
-    if missing:
-        raise PrivlabError(f"{path} is not a claims table: it lacks the column(s) {', '.join(missing)}")
+    from . import store
+
+    frame = store.read_claims(path)
     return dict(zip(frame["claim"], frame["verdict"]))
 
 
@@ -267,7 +268,7 @@ def compare_dirs(a: Path, b: Path, experiments: list[Experiment]) -> list[Compar
     for path, name in ((a, "A"), (b, "B")):
         if not Path(path).is_dir():
             raise PrivlabError(f"{name} = {path} is not a results directory")
-    runs_a, runs_b = _runs(Path(a), experiments), _runs(Path(b), experiments)
+    (runs_a, damaged_a), (runs_b, damaged_b) = _runs(Path(a), experiments), _runs(Path(b), experiments)
     if not runs_a and not runs_b:
         raise PrivlabError(f"neither {a} nor {b} holds a result of a registered experiment")
     by_id = {e.id: e for e in experiments}
@@ -280,6 +281,10 @@ def compare_dirs(a: Path, b: Path, experiments: list[Experiment]) -> list[Compar
             out.append(Comparison(exp_id, "only in B"))
             continue
         exp = by_id[exp_id]
+        damaged = [d[exp_id] for d in (damaged_a, damaged_b) if exp_id in d]
+        if damaged:  # a result that is not what it was written as is this experiment's row
+            out.append(Comparison(exp_id, "unreadable", "; ".join(damaged)))
+            continue
         try:  # a table or claims file that cannot be read is this experiment's row
             table_a = read_reference(exp, runs_a[exp_id] / "result.csv")
             drift = compare(exp, read_reference(exp, runs_b[exp_id] / "result.csv"), table_a)

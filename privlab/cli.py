@@ -18,6 +18,7 @@ from typing import NoReturn
 from . import check, errata, launch, registry, report, runner, scaffold, study, sweeps, testing
 from ._validation import PrivlabError
 from .errors import fail
+from .executors import CLUSTER_HELP, one_line_warnings
 from .study import configure as configure_study
 
 
@@ -67,7 +68,13 @@ def _dispatch(args, hydra_args: list[str]) -> int:
         return launch.run(args.id, hydra_args)
     if args.command == "reproduce":
         return launch.reproduce(
-            args.ids, paper=args.paper, profile=args.profile, jobs=args.jobs, results=args.results, force=args.force
+            args.ids,
+            paper=args.paper,
+            profile=args.profile,
+            jobs=args.jobs,
+            results=args.results,
+            force=args.force,
+            cluster=args.cluster,
         )
     if args.command == "check" and args.conformance:
         return testing.run_conformance(args.ids, paper=args.paper)
@@ -127,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--results", help="results directory (default: ./results, or PRIVLAB_RESULTS)")
     p.add_argument("--force", action="store_true", help="rerun experiments whose complete result already exists")
+    p.add_argument("--cluster", help=CLUSTER_HELP)
     p = sub.add_parser("check", help="regression check against the committed references")
     p.add_argument("ids", nargs="*", help="experiment ids (default: all)")
     p.add_argument("--paper", help="only this paper")
@@ -196,9 +204,13 @@ def main(argv: list[str] | None = None) -> int:
     # worker processes inherit the filter through the environment
     warnings.simplefilter("ignore", RuntimeWarning)
     os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"), "ignore::RuntimeWarning"]))
+    one_line_warnings()  # a library's warning: one line of privlab's, not its raw text
+    closed = _standard_output_closed()
     if not isinstance(sys.stdout, _GuardedOutput):
         sys.stdout = _GuardedOutput(sys.stdout)
     try:
+        if closed:
+            raise PrivlabError("standard output is closed (>&-); redirect it instead, e.g. >/dev/null")
         if argv[:1] != ["list"]:
             _check_working_directory()
         parser = build_parser()
@@ -246,6 +258,21 @@ class _GuardedOutput:
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
+
+
+def _standard_output_closed() -> bool:
+    """Is file descriptor 1 closed (``>&-``)? Then it is taken by /dev/null at once, so that no file the
+    run opens becomes standard output, and ``sys.stdout`` writes there."""
+    try:
+        os.fstat(1)
+        return False
+    except OSError:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        if fd != 1:
+            os.dup2(fd, 1)
+            os.close(fd)
+        sys.stdout = open(1, "w", closefd=False)
+        return True
 
 
 def _check_working_directory() -> None:

@@ -373,6 +373,14 @@ class Free(Constraint):
         return value
 
 
+class Printed(Free):
+    """The block of what the paper prints (``printed:``), which an experiment's claims compare with:
+    free in form, but there (a verdict reads it)."""
+
+    def describe(self) -> str:
+        return "the block of the paper's printed values its claims compare with (keep it; override its entries)"
+
+
 class MapOf(Constraint):
     """A mapping from free names (``keys`` restricts them) to values meeting ``of``."""
 

@@ -15,6 +15,7 @@ import json
 import os
 import pickle
 import re
+import shutil
 import socket
 import sys
 import threading
@@ -303,7 +304,8 @@ class RunContext:
             result = cached_fn(*args, **kwargs)
         for w in caught:  # joblib could not store the result (a full disk): said in one line, no debris
             if issubclass(w.category, CacheWarning):
-                _drop_partial_cache(self.cache_dir)
+                call = (*cached_fn.func_id.split("/"), cached_fn._get_args_id(*args, **kwargs))
+                _drop_partial_cache(self.cache_dir, Path(memory.store_backend.location, *call))
                 self.log(f"cache: {name} not stored ({str(w.message).rpartition('Exception: ')[2]}); going on")
             else:
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -388,9 +390,14 @@ class DiskMemo:
         return result
 
 
-def _drop_partial_cache(cache_dir: Path) -> None:
-    """Remove the temporary files this process left in ``cache_dir`` when a write failed, and the
-    directories they leave empty."""
+def _drop_partial_cache(cache_dir: Path, call_dir: Path) -> None:
+    """Remove what joblib left in ``cache_dir`` when it could not store a result: this process's
+    temporary files, the call's entry (``call_dir``: its metadata without its output), the function's
+    code file once no entry is left, and the directories they leave empty."""
+    shutil.rmtree(call_dir, ignore_errors=True)
+    func_dir = call_dir.parent
+    if func_dir.is_dir() and not any(p.is_dir() for p in func_dir.iterdir()):
+        (func_dir / "func_code.py").unlink(missing_ok=True)
     partial = re.compile(rf"\.[0-9a-f]{{32}}-{os.getpid()}-\d+$")
     for path in sorted(Path(cache_dir).rglob("*"), key=lambda p: -len(p.parts)):
         if path.is_file() and partial.search(path.name):

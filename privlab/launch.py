@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from . import claims as claims_mod
-from . import registry, report, reproduce_pool, runner, store
+from . import executors, registry, report, reproduce_pool, runner, store
 from .app import prevalidate, run, sweep_dir_for
 from .errors import PrivlabError, fail
 from .overrides import check_launcher, override_value, sweep_jobs
@@ -22,7 +22,14 @@ __all__ += ["check_launcher", "fail", "override_value", "prevalidate", "sweep_di
 
 
 def reproduce(
-    ids: list[str], *, paper: str | None, profile: str, jobs: int | None, results: str | None, force: bool
+    ids: list[str],
+    *,
+    paper: str | None,
+    profile: str,
+    jobs: int | None,
+    results: str | None,
+    force: bool,
+    cluster: str | None = None,
 ) -> int:
     """``privlab reproduce``: every chosen experiment (a fault stops only its own), then the report.
 
@@ -30,6 +37,8 @@ def reproduce(
     each; without it several run at once, one per core (`privlab.reproduce_pool`)."""
     if profile not in runner.PROFILES:
         raise PrivlabError(f"--profile must be one of {', '.join(runner.PROFILES)}; got {profile!r}")
+    if cluster is not None:
+        executors.check_cluster(cluster)
     exps = registry.select(ids, paper=paper)
     if results is not None and not results.strip():
         raise PrivlabError("--results is empty; give a directory (default: ./results)")
@@ -69,7 +78,10 @@ def reproduce(
             started(exp)
             yield reproduce_pool.run_one(exp.id, cfg, str(results_dir))
 
-    outcomes = reproduce_pool.run_concurrently(todo, results_dir, workers, started) if workers > 1 else in_turn()
+    if cluster is not None:  # every experiment a task of the cluster's (each paper's in order)
+        outcomes = reproduce_pool.run_concurrently(todo, results_dir, workers, started, cluster=cluster)
+    else:
+        outcomes = reproduce_pool.run_concurrently(todo, results_dir, workers, started) if workers > 1 else in_turn()
     for outcome in outcomes:
         done += 1
         head = f"[{done}/{len(configs)}, {_clock(time.perf_counter() - start)}] {outcome.exp_id}"

@@ -42,10 +42,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import yaml
 
-from . import registry
+from . import registry, store
 from ._validation import PrivlabError
 
 # libyaml's parser where PyYAML has it: the same documents, several times faster
@@ -209,7 +208,10 @@ def rows(paper: str, results_dir: Path | None) -> list[Row] | None:
         path = Path(results_dir) / exp.paper / exp.name / "claims.csv" if results_dir else None
         if path is None or not path.is_file():
             continue
-        claims = pd.read_csv(path, keep_default_na=False, dtype=str)
+        try:
+            claims = store.read_claims(path)
+        except PrivlabError:  # a damaged claims file: the report says so in that experiment's row
+            continue
         if "ledger" not in claims.columns:
             continue
         for lid, verdict in zip(claims["ledger"], claims["verdict"]):

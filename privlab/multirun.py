@@ -37,7 +37,6 @@ from typing import Any
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
-from joblib.externals.loky.process_executor import BrokenProcessPool
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 from tqdm import tqdm
@@ -47,6 +46,7 @@ from . import registry, runner, sweep_store
 from ._pools import RenewablePool
 from ._validation import PrivlabError
 from .context import die_with_parent
+from .executors import compute_files, make_executor, one_line_warnings, write_files
 from .sweep_store import mark_failed
 
 ERRORS = ".errors"
@@ -184,6 +184,7 @@ def run_job(exp_id: str, num: int, overrides: Sequence[str], config: dict, sweep
     """Run job ``num`` of a sweep (its config composed and validated already) unless its complete
     result is there; add its table to the sweep's store. Never raises: a failure is a `JobResult`."""
     die_with_parent()  # a worker whose sweep was killed stops too
+    one_line_warnings(f"{exp_id} job {num}")
     start = time.perf_counter()
     sweep = Path(sweep_dir)
     out_dir = sweep / str(num)
@@ -211,6 +212,53 @@ def run_job(exp_id: str, num: int, overrides: Sequence[str], config: dict, sweep
     claims = f" (claims: {claims_mod.counts_text(tally)})" if outcome.claims else ""
     line = f"{exp_id} job {num}: {len(outcome.table)} rows in {outcome.wall_time:.1f} s -> {out_dir}{claims}"
     return JobResult(num, "done", line, time.perf_counter() - start)
+
+
+def run_job_remote(exp_id: str, num: int, overrides: Sequence[str], config: dict) -> tuple[JobResult, Any, str]:
+    """`run_job` on a cluster's worker (no shared file system): the job's files come back
+    (`privlab.executors.Files`, None on a failure), with a failure's traceback text."""
+    one_line_warnings(f"{exp_id} job {num}")
+    start = time.perf_counter()
+    cfg = OmegaConf.create(config)
+    OmegaConf.set_struct(cfg, True)
+
+    def run(*, out_dir: Path, results_dir: Path) -> runner.RunOutcome:
+        return runner.execute(
+            exp_id,
+            cfg,
+            out_dir=out_dir,
+            results_dir=results_dir,
+            log=lambda message: None,
+            extra_files={"overrides.yaml": job_overrides_text(exp_id, overrides)},
+            figures=bool(cfg.get("sweep_figures", False)),
+            durable=False,
+        )
+
+    try:
+        outcome, files = compute_files(run)
+    except Exception as exc:  # noqa: BLE001 - the job's failure, written by the client
+        line = runner.error_line(exc)
+        trace = "" if isinstance(exc, PrivlabError) else runner.traceback_text(registry.get(exp_id), exc)
+        return JobResult(num, "failed", line, time.perf_counter() - start), None, trace
+    tally = claims_mod.counts(outcome.claims)
+    claims = f" (claims: {claims_mod.counts_text(tally)})" if outcome.claims else ""
+    line = f"{exp_id} job {num}: {len(outcome.table)} rows in {outcome.wall_time:.1f} s{claims}"
+    return JobResult(num, "done", line, time.perf_counter() - start), files, ""
+
+
+def _landed(sweep_dir: Path, a: tuple, sent: tuple[JobResult, Any, str]) -> JobResult:
+    """A remote `run_job_remote` written here as `run_job` writes in place: the job's directory and
+    its part of the sweep's store, or its failure's marker and traceback."""
+    result, files, trace = sent
+    num, overrides = a[1], a[2]
+    if result.status == "failed":
+        log = runner.atomic_write_text(sweep_dir / ERRORS / f"{num}.log", trace) if trace else None
+        mark_failed(sweep_dir, num)
+        reason = result.line + (f" (traceback: {log})" if log else "")
+        return JobResult(num, "failed", failure_line(num, overrides, reason), result.seconds)
+    write_files(sweep_dir / str(num), files, durable=False)
+    sweep_store.write_part(sweep_dir, num)
+    return JobResult(num, "done", f"{result.line} -> {sweep_dir / str(num)}", result.seconds)
 
 
 # ---------------------------------------------------------------------------------------
@@ -284,8 +332,11 @@ def compose_jobs(exp_id: str, jobs: Sequence[Sequence[str]]) -> list[dict]:
     return configs
 
 
-def run_sweep(exp_id: str, jobs: Sequence[Sequence[str]], sweep_dir: Path, *, workers: int) -> list[int]:
-    """Run every job of a sweep (skipping complete ones) on ``workers`` processes (1: in this one).
+def run_sweep(
+    exp_id: str, jobs: Sequence[Sequence[str]], sweep_dir: Path, *, workers: int, cluster: str | None = None
+) -> list[int]:
+    """Run every job of a sweep (skipping complete ones) on ``workers`` processes (1: in this one), or
+    on ``cluster`` (`privlab.executors.make_executor`).
 
     Returns the numbers of the jobs that failed; each printed its line already.
     """
@@ -295,7 +346,7 @@ def run_sweep(exp_id: str, jobs: Sequence[Sequence[str]], sweep_dir: Path, *, wo
     progress = Progress(len(jobs))
     failed: list[int] = []
     try:
-        for result in _results(exp_id, jobs, configs, sweep_dir, workers):
+        for result in _results(exp_id, jobs, configs, sweep_dir, workers, cluster):
             progress.write(result.line, err=result.status == "failed")
             progress.update(result)
             if result.status == "failed":
@@ -306,41 +357,63 @@ def run_sweep(exp_id: str, jobs: Sequence[Sequence[str]], sweep_dir: Path, *, wo
 
 
 def _results(
-    exp_id: str, jobs: Sequence[Sequence[str]], configs: list[dict], sweep_dir: Path, workers: int
+    exp_id: str,
+    jobs: Sequence[Sequence[str]],
+    configs: list[dict],
+    sweep_dir: Path,
+    workers: int,
+    cluster: str | None = None,
 ) -> Iterator[JobResult]:
     args = [(exp_id, num, list(job), configs[num], str(sweep_dir)) for num, job in enumerate(jobs)]
-    if workers <= 1 or len(jobs) == 1:
+    if cluster is None and (workers <= 1 or len(jobs) == 1):
         for a in args:
             yield run_job(*a)
         return
-    yield from _pooled(args, min(workers, len(jobs)), sweep_dir)
+    yield from _pooled(args, make_executor(cluster, min(workers, len(jobs)), sweep_dir), sweep_dir)
 
 
-def _pooled(args: list[tuple], workers: int, sweep_dir: Path) -> Iterator[JobResult]:
-    """The jobs on a pool of ``workers`` processes, at most two per worker in flight. When a worker
-    dies (killed, out of memory, a crash in C code) the pool breaks and every job in flight with it
-    comes back: each is then rerun alone in a fresh pool, and the one whose worker dies alone fails."""
+def _pooled(args: list[tuple], pool: Any, sweep_dir: Path) -> Iterator[JobResult]:
+    """The jobs on ``pool`` (a `privlab.executors.Executor`, or a number of local processes), at most
+    two per worker in flight. When a worker dies (killed, out of memory, a crash in C code) every job
+    in flight with it comes back: each is then rerun alone (in a fresh pool), and the one whose
+    worker dies alone fails. On a cluster the client skips complete jobs (resume) and writes what
+    the workers send back."""
 
+    pool = RenewablePool(pool) if isinstance(pool, int) else pool
     pending = list(reversed(args))  # popped from the end: job order
     suspects: list[tuple] = []
     in_flight: dict[Future, tuple[tuple, bool]] = {}
-    with RenewablePool(workers) as pool:
+
+    def submit(a: tuple, alone: bool) -> None:
+        task = pool.submit(run_job_remote, *a[:4]) if pool.remote else pool.submit(run_job, *a)
+        in_flight[task] = (a, alone)
+
+    with pool:
+        workers = pool.workers
         while pending or suspects or in_flight:
             if suspects:
                 if not in_flight:
-                    a = suspects.pop(0)
-                    in_flight[pool.submit(run_job, *a)] = (a, True)
+                    submit(suspects.pop(0), True)
             else:
                 while pending and len(in_flight) < 2 * workers:
                     a = pending.pop()
-                    in_flight[pool.submit(run_job, *a)] = (a, False)
+                    out_dir = sweep_dir / str(a[1])
+                    if pool.remote and runner.is_complete(out_dir, OmegaConf.create(a[3])):
+                        sweep_store.ensure_part(sweep_dir, a[1])
+                        yield JobResult(a[1], "skipped", f"{a[0]} job {a[1]}: complete in {out_dir}, skipped")
+                        continue
+                    submit(a, False)
+            if not in_flight:
+                continue
             done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
             broken = False
             for future in sorted(done, key=lambda f: in_flight[f][0][1]):
                 a, alone = in_flight.pop(future)
                 try:
-                    yield future.result()
-                except BrokenProcessPool as exc:
+                    yield _landed(sweep_dir, a, future.result()) if pool.remote else future.result()
+                except Exception as exc:
+                    if not pool.lost(exc):
+                        raise
                     broken = True
                     if not alone:
                         suspects.append(a)

@@ -25,7 +25,7 @@ import importlib.util
 import itertools
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -213,11 +213,20 @@ def is_hydra(override: str) -> bool:
     return key == "hydra" or key.startswith(("hydra.", "hydra/"))
 
 
-def hydra_error_line(exc: BaseException, exp_id: str | None = None) -> str:
-    """Turn a Hydra/OmegaConf composition error into one line for the user."""
+def hydra_error_line(
+    exc: BaseException, exp_id: str | None = None, group_options: Callable[[str], list[str]] | None = None
+) -> str:
+    """Turn a Hydra/OmegaConf composition error into one line for the user (``group_options(group)``: the
+    options of a config group, for an unknown one)."""
     mark = getattr(exc, "problem_mark", None)
     if mark is not None:  # a config file that is not YAML (in a config directory or a paper root)
         return f"config file {mark.name} is not valid YAML: {getattr(exc, 'problem', '')} (line {mark.line + 1})"
+    found = re.search(r"Could not (?:find|load) '([^']+)/([^'/]+)'", str(exc))  # an unknown option of a group
+    if found:
+        group, name = found.groups()
+        options = getattr(exc, "options", None) or (group_options(group) if group_options else [])
+        if options:
+            return f"{group} must be one of {', '.join(sorted(options))}; got {name!r}"
     if isinstance(exc, OSError):
         return f"a config cannot be read ({exc.strerror or exc})"
     text = str(exc).strip()

@@ -225,6 +225,12 @@ class Experiment(PaperScoped):
         _REGISTRY[exp_id] = twin
         return twin
 
+    @property
+    def reads_printed(self) -> bool:
+        """Do its claims read the config's ``printed:`` block (a verdict registered by `judged_by`)?"""
+        fn = self.claims_fn or (_REGISTRY[self.twin_of].claims_fn if self.twin_of in _REGISTRY else None)
+        return isinstance(fn, functools.partial) and fn.func is _judge
+
     def check_claims(self, table: Any, cfg: Any) -> list[Claim]:
         fn = self.claims_fn or (_REGISTRY[self.twin_of].claims_fn if self.twin_of in _REGISTRY else None)
         claims = list(fn(table, cfg)) if fn else []

@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import errata, ledger, registry, study
+from . import errata, ledger, registry, store, study
 from ._validation import PrivlabError
 from .claims import VERDICTS, counts_text
 from .pages import asset as _asset
@@ -392,7 +392,7 @@ def _read_claims(run_dir: Path) -> list[ClaimRow]:
     path = run_dir / "claims.csv"
     if not path.is_file():
         return []
-    frame = pd.read_csv(path, keep_default_na=False, dtype=str)
+    frame = store.read_claims(path)
     shown = [*_CLAIM_COLUMNS, *(["ledger"] if "ledger" in frame.columns else [])]
     frame = frame.reindex(columns=shown, fill_value="")
     return [ClaimRow(*row) for row in frame.itertuples(index=False)]
@@ -435,6 +435,9 @@ def merge_labels(labels: list[Any]) -> list[str]:
 def _experiment(entry: _Entry, run_dir: Path, results_dir: Path, failure: Failure | None) -> ExperimentReport:
     problems: list[str] = []
     table = None
+    intact, why = store.verify(run_dir, deep=True)
+    if not intact and (run_dir / store.MANIFEST).exists():  # changed since it was written: said, then shown
+        problems.append(f"the result is damaged: {why}")
     try:
         table = _read_table(run_dir, results_dir)
     except (OSError, ValueError) as exc:  # pandas' parser errors are ValueErrors

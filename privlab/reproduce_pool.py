@@ -23,18 +23,17 @@ others go on.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from joblib.externals.loky.process_executor import BrokenProcessPool
-
 from . import claims as claims_mod
 from . import registry, runner
-from ._pools import RenewablePool
 from .context import die_with_parent
+from .executors import compute_files, make_executor, one_line_warnings, write_files
 
 
 @dataclass(frozen=True)
@@ -53,6 +52,7 @@ def run_one(exp_id: str, cfg: Any, results_dir: str) -> Outcome:
     """Run one experiment (`runner.execute`); a fault is an `Outcome` with its line, its
     traceback in ``results/errors/`` (never raised: one experiment's fault stops only it)."""
     die_with_parent()
+    one_line_warnings(exp_id)
     exp = registry.get(exp_id)
     try:
         outcome = runner.execute(exp_id, cfg, results_dir=Path(results_dir))
@@ -62,6 +62,34 @@ def run_one(exp_id: str, cfg: Any, results_dir: str) -> Outcome:
     runner.clear_error(Path(results_dir), exp)
     tally = claims_mod.counts(outcome.claims) if outcome.claims else {}
     return Outcome(exp_id, True, len(outcome.table), outcome.wall_time, tally)
+
+
+def run_remote(exp_id: str, cfg: Any) -> tuple[Outcome, Any, str]:
+    """`run_one` on a cluster's worker, which shares no file system with the client: the result's
+    files come back (`privlab.executors.Files`, None on a failure), with a failure's traceback text."""
+    one_line_warnings(exp_id)
+    exp = registry.get(exp_id)
+
+    def run(*, out_dir: Path, results_dir: Path) -> runner.RunOutcome:
+        return runner.execute(exp_id, cfg, out_dir=out_dir, results_dir=results_dir, log=lambda message: None)
+
+    try:
+        outcome, files = compute_files(run)
+    except Exception as exc:  # noqa: BLE001 - reported as the experiment's failure
+        return Outcome(exp_id, False, error=runner.error_line(exc)), None, runner.traceback_text(exp, exc)
+    tally = claims_mod.counts(outcome.claims) if outcome.claims else {}
+    return Outcome(exp_id, True, len(outcome.table), outcome.wall_time, tally), files, ""
+
+
+def _landed(results_dir: Path, exp: registry.Experiment, sent: tuple[Outcome, Any, str]) -> Outcome:
+    """A remote worker's `run_remote` written here: the result crash-safely, or the failure's traceback."""
+    outcome, files, trace = sent
+    if outcome.ok:
+        write_files(results_dir / exp.paper / exp.name, files)
+        runner.clear_error(results_dir, exp)
+        return outcome
+    log = runner.atomic_write_text(runner.error_log(results_dir, exp), trace)
+    return Outcome(exp.id, False, error=f"{outcome.error} (traceback: {log})")
 
 
 def default_workers(runs: Sequence[tuple[registry.Experiment, Any]]) -> int:
@@ -75,11 +103,14 @@ def run_concurrently(
     results_dir: Path,
     workers: int,
     started: Callable[[registry.Experiment], None] = lambda exp: None,
+    cluster: str | None = None,
 ) -> Iterator[Outcome]:
-    """Every ``(experiment, config)`` of ``runs`` on ``workers`` processes, the experiments of a
-    paper one after the other; yields each `Outcome` as it finishes (``started(exp)`` when one is
-    handed to a worker)."""
+    """Every ``(experiment, config)`` of ``runs`` on ``workers`` processes (or on ``cluster``, see
+    `privlab.executors.make_executor`), the experiments of a paper one after the other; yields each
+    `Outcome` as it finishes (``started(exp)`` when one is handed to a worker)."""
 
+    pool = make_executor(cluster, workers, results_dir)
+    workers = pool.workers
     chains: dict[str, list[tuple[registry.Experiment, Any]]] = {}
     for exp, cfg in runs:
         chains.setdefault(exp.paper, []).append((exp, cfg))
@@ -90,10 +121,13 @@ def run_concurrently(
 
     def submit(c: int, exp: registry.Experiment, cfg: Any, alone: bool) -> None:
         started(exp)
-        in_flight[pool.submit(run_one, exp.id, cfg, str(results_dir))] = (c, exp, cfg, alone)
+        task = (
+            pool.submit(run_remote, exp.id, cfg) if pool.remote else pool.submit(run_one, exp.id, cfg, str(results_dir))
+        )
+        in_flight[task] = (c, exp, cfg, alone)
         busy.add(c)
 
-    with RenewablePool(workers) as pool:
+    with pool:
         while in_flight or suspects or any(queues):
             if suspects:  # one at a time: the one whose worker dies alone is the one that kills it
                 if not in_flight:
@@ -112,10 +146,17 @@ def run_concurrently(
             for future in done:
                 c, exp, cfg, alone = in_flight.pop(future)
                 try:
-                    outcome = future.result()
-                except BrokenProcessPool as exc:
+                    outcome = _landed(results_dir, exp, future.result()) if pool.remote else future.result()
+                except Exception as exc:
+                    if not pool.lost(exc):
+                        raise
                     broken = True
                     if not alone:  # it or a neighbour killed the pool: tried again alone
+                        print(
+                            f"privlab: warning: {exp.id}: a worker process died while it ran; run again alone",
+                            file=sys.stderr,
+                            flush=True,
+                        )
                         suspects.append((c, exp, cfg))
                         continue
                     busy.discard(c)

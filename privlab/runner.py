@@ -22,6 +22,7 @@ import traceback
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import yaml
@@ -39,7 +40,6 @@ from . import overrides as overrides_mod
 from ._validation import PrivlabError
 from .claims import COLUMNS
 from .context import RunContext
-from .overrides import hydra_error_line
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 # the source checkout privlab runs from, if any (its git commit goes into provenance); None when installed
@@ -107,6 +107,18 @@ def register_resolvers() -> None:
 register_resolvers()
 
 
+def hydra_error_line(exc: BaseException, exp_id: str | None = None) -> str:
+    """`privlab.overrides.hydra_error_line`, an unknown option of a config group said with the options
+    of privlab's and every paper's config directory."""
+    return overrides_mod.hydra_error_line(exc, exp_id, group_options=_group_options)
+
+
+def _group_options(group: str) -> list[str]:
+    """The options of config group ``group`` in privlab's and every paper's config directory."""
+    roots = [conf_dir(), *(p.conf_dir for p in registry.papers().values() if p.conf_dir is not None)]
+    return sorted({f.stem for root in roots for f in Path(root, group).glob("*.yaml") if not f.stem.startswith("_")})
+
+
 def quote_override_value(value: str) -> str:
     """``value`` as a quoted string of Hydra's override grammar (any path: spaces, non-ASCII, quotes)."""
     return overrides_mod.quote(value)
@@ -154,8 +166,8 @@ def validate_config(exp: registry.Experiment, cfg: DictConfig | dict) -> None:
         schema["dataset"] = params.Free()
     if "mechanism" in data:
         schema["mechanism"] = params.MapOf(params.Free(), min_len=0)
-    if "printed" in data:
-        schema["printed"] = params.Free()
+    if "printed" in data or exp.reads_printed:
+        schema["printed"] = params.Printed()
     if not exp.params:  # an experiment that declares nothing gets its keys' presence only
         schema.update({k: params.Free() for k in data if k not in schema})
     checked = params.validate(schema, data, where=f" of {exp.id}")
@@ -437,7 +449,7 @@ def write_outputs(
     import matplotlib
 
     matplotlib.use("Agg")
-    claims = exp.check_claims(table, cfg)  # before anything is written: a failing claim writes nothing
+    claims = judge(exp, table, cfg)  # before anything is written: a failing claim writes nothing
 
     def fill(staging: Path) -> None:
         (staging / "result.csv").write_text(table_to_csv(table))
@@ -459,6 +471,68 @@ def write_outputs(
 
     store.write_result(Path(out_dir), fill, rows=len(table), durable=durable)
     return claims
+
+
+def judge(exp: registry.Experiment, table: pd.DataFrame, cfg: DictConfig) -> list:
+    """``exp``'s claims on ``table``; a verdict that fails on a printed value the user overrode with one
+    of another kind (a word where the paper prints a number) is that value's one-line error."""
+    try:
+        return exp.check_claims(table, cfg)
+    except (ValueError, TypeError, ArithmeticError, KeyError) as exc:
+        if isinstance(exc, PrivlabError) or "printed" not in cfg:
+            raise
+        given = OmegaConf.to_container(cfg.printed, resolve=True)
+        default = _default_printed(exp, str(cfg.get("profile", "quick")))
+        fault = next(_printed_faults(default, given, "printed"), None)
+        if fault is None:
+            raise
+        raise PrivlabError(fault) from None
+
+
+def _default_printed(exp: registry.Experiment, profile: str) -> Any:
+    """The ``printed:`` block of ``exp``'s own config (composed aside: a running Hydra job's state is kept)."""
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.core.hydra_config import HydraConfig
+
+    hydra_state = GlobalHydra.instance().hydra if GlobalHydra.instance().is_initialized() else None
+    job_config = HydraConfig.instance().cfg
+    try:
+        return OmegaConf.to_container(compose(exp.id, [], profile=profile), resolve=True).get("printed")
+    finally:
+        GlobalHydra.instance().clear()
+        if hydra_state is not None:
+            GlobalHydra.instance().initialize(hydra_state)
+        HydraConfig.instance().cfg = job_config
+
+
+def _is_number(value: Any) -> bool:
+    from fractions import Fraction
+
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    try:
+        Fraction(str(value).strip())
+    except (ValueError, ZeroDivisionError):
+        return False
+    return True
+
+
+def _printed_faults(default: Any, given: Any, path: str):
+    """One line for each printed value of ``given`` whose kind differs from the config's own (``default``)."""
+    if isinstance(default, dict) and isinstance(given, dict):
+        for key, value in given.items():
+            if key in default:
+                yield from _printed_faults(default[key], value, f"{path}.{key}")
+    elif isinstance(default, list) and isinstance(given, list):
+        for i, (d, g) in enumerate(zip(default, given)):
+            yield from _printed_faults(d, g, f"{path}[{i}]")
+    elif isinstance(default, (dict, list)) != isinstance(given, (dict, list)):
+        kind = "a mapping" if isinstance(default, dict) else "a list" if isinstance(default, list) else "one value"
+        yield f"{path} must be {kind} as in the experiment's config, got {given!r}"
+    elif _is_number(default) and not _is_number(given):
+        yield f"{path} must be a number as the paper prints it (e.g. {str(default)!r}), got {given!r}"
 
 
 def computed_config(cfg: DictConfig) -> dict:

@@ -25,6 +25,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from ._validation import PrivlabError
 
@@ -99,6 +100,21 @@ def probe_writable(path: Path, what: str) -> None:
         for d in created:  # deepest first
             with contextlib.suppress(OSError):
                 d.rmdir()
+
+
+def read_claims(path: Path) -> Any:
+    """A result's ``claims.csv`` as a table of strings; one that cannot be read (not UTF-8, not CSV,
+    without the claim and verdict columns) is a `PrivlabError` saying so, for that result's row."""
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(path, keep_default_na=False, dtype=str)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, OSError, UnicodeDecodeError) as exc:
+        raise PrivlabError(f"{path} cannot be read as claims: {str(exc).strip().splitlines()[-1]}") from None
+    missing = [c for c in ("claim", "verdict") if c not in frame.columns]
+    if missing:
+        raise PrivlabError(f"{path} is not a claims table: it lacks the column(s) {', '.join(missing)}")
+    return frame
 
 
 @contextlib.contextmanager

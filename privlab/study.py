@@ -39,6 +39,7 @@ from omegaconf import OmegaConf
 
 from . import app, registry, runner, store, sweeps
 from ._validation import PrivlabError
+from .executors import CLUSTER_HELP
 from .multirun import format_value
 from .sweep_plots import label, sorted_values
 from .sweeps import ABSENT, CLAIMS_CSV, describe_where, values_text
@@ -377,7 +378,13 @@ def list_lines(paper: str | None = None) -> list[str]:
 
 
 def run_study(
-    study_id: str, *, profile: str = "quick", jobs: int | None = None, results: str | None = None, update: bool = False
+    study_id: str,
+    *,
+    profile: str = "quick",
+    jobs: int | None = None,
+    results: str | None = None,
+    update: bool = False,
+    cluster: str | None = None,
 ) -> int:
     """``privlab study run NAME``: the study's sweep (resumed if it ran before), its report and the
     robustness of each claim; ``update`` also rewrites its committed quick-scale outcome."""
@@ -397,7 +404,7 @@ def run_study(
         overrides.append(f"hydra.launcher.workers={jobs}")
     status = 0
     try:
-        app.run(study.experiment, [*overrides, "--multirun"])
+        app.run(study.experiment, [*overrides, "--multirun", *(["--cluster", cluster] if cluster else [])])
     except SystemExit as exc:  # some jobs failed (said above): report the others, then exit as the sweep did
         status = int(exc.code or 0)
         if not any(p.name.isdigit() for p in sweep_dir.iterdir()):
@@ -430,6 +437,7 @@ def configure(p) -> None:
     q.add_argument("--jobs", type=int, help="worker processes for the study's jobs (default: every core)")
     q.add_argument("--results", help="results directory (default: ./results, or PRIVLAB_RESULTS)")
     q.add_argument("--update", action="store_true", help="also rewrite the study's committed quick-scale outcome")
+    q.add_argument("--cluster", help=CLUSTER_HELP)
 
 
 def run(args) -> int:
@@ -440,7 +448,14 @@ def run(args) -> int:
         for line in list_lines(args.paper):
             print(line)
         return 0
-    return run_study(args.name, profile=args.profile, jobs=args.jobs, results=args.results, update=args.update)
+    return run_study(
+        args.name,
+        profile=args.profile,
+        jobs=args.jobs,
+        results=args.results,
+        update=args.update,
+        cluster=getattr(args, "cluster", None),
+    )
 
 
 @dataclass

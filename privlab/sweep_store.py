@@ -32,7 +32,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -246,9 +246,10 @@ def _text(value: Any) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def gather(sweep_dir: Path) -> Gathered:
+def gather(sweep_dir: Path, before_writing: Callable[[Any, list[str], str | None], None] | None = None) -> Gathered:
     """Write ``sweep.parquet`` and ``sweep.csv``: every complete job's table with the swept
-    parameters as columns, one job at a time (each from its part, made first where missing)."""
+    parameters as columns, one job at a time (each from its part, made first where missing).
+    ``before_writing(schema, swept, exp_id)`` may refuse (a bad ``--metric``) before either is written."""
     pa, pq = _arrow()
     sweep_dir = Path(sweep_dir)
     if not sweep_dir.is_dir():
@@ -276,6 +277,8 @@ def gather(sweep_dir: Path) -> Gathered:
     exp_id = _experiment(sweep_dir, job_dirs[0])
     description = {"experiment": exp_id, "swept": swept, "jobs": [j.name for j in job_dirs]}
     schema = schema.with_metadata({_META: json.dumps(description).encode()})
+    if before_writing is not None:
+        before_writing(schema, swept, exp_id)
     parquet_tmp = sweep_dir / f".{STORE}.{os.getpid()}.tmp"
     csv_tmp = sweep_dir / f".{TABLE_CSV}.{os.getpid()}.tmp"
     rows = 0

@@ -372,7 +372,16 @@ def write_sweep_report(sweep_dir, metrics=None, where: dict | None = None) -> Sw
 
     matplotlib.use("Agg")
     sweep_dir = Path(sweep_dir)
-    gathered = sweep_store.gather(sweep_dir)
+    where = dict(where or {})
+
+    def names_known(schema, swept: list[str], exp_id: str | None) -> None:  # bad names: refused, nothing written
+        for col in where:
+            if col not in schema.names:
+                raise PrivlabError(f"--where must name result columns ({', '.join(schema.names)}); got {col!r}")
+        if metrics:
+            choose_metrics(schema.names, {}, None, swept, exp_id, metrics)
+
+    gathered = sweep_store.gather(sweep_dir, names_known)
     swept, exp_id = gathered.swept, gathered.exp_id
     written = [sweep_dir / sweep_store.STORE, sweep_dir / sweep_store.TABLE_CSV]
     schema = sweep_store.schema_of(sweep_dir)
@@ -380,7 +389,6 @@ def write_sweep_report(sweep_dir, metrics=None, where: dict | None = None) -> Sw
     import pyarrow as pa
 
     numeric = {f.name: pa.types.is_integer(f.type) or pa.types.is_floating(f.type) for f in schema}
-    where = dict(where or {})
     sweep_store.where_filters(sweep_dir, where)  # bad --where: refused before anything else is drawn
     for old in [
         *sweep_dir.glob("sweep_*_vs_*.png"),

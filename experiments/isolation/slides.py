@@ -7,10 +7,11 @@ from __future__ import annotations
 from functools import partial
 
 from privlab import isolation as iso
+from privlab.context import effective_jobs
 from privlab.isolation import derivations
 from privlab.params import Choice, Int, List, Optional, Real, Str
 from privlab.registry import Tolerance, experiment
-from privlab.relations import Ordered
+from privlab.relations import Cost, Ordered, memory_budget
 
 from . import figures, verdicts
 
@@ -20,6 +21,14 @@ T_ = Int(1, 10**6, limit="a crowd of at most the points held")
 C, DIM = Real(1), Int(1, 1000, limit="coordinates per point")
 POS, PROB = Real(0, low_open=True), Real(0, 1)
 ATTACK = {"n": N, "T": T_, "c": C, "m": M}  # the RDB size, the privacy parameters and the targets
+# a worker holds, per cell (d, sanitizer), RDB and its sanitized copy (n x d) and the outputs (m x d), float64
+POINTS_MEMORY = Cost(
+    "points held: (2 n + m + m_any) x max(dims) x 8 bytes x workers",
+    lambda n, m, m_any, dims, n_jobs: (2 * n + m + m_any) * max(dims) * 8 * effective_jobs(n_jobs),
+    "n", "m", "m_any", "dims", "n_jobs",
+    high=memory_budget(),
+    limit="half of this machine's memory",
+)  # fmt: skip
 RATE_TOL = {
     "rate": Tolerance(atol=0.003, se="rate_se", k=5),
     "rate_any": Tolerance(atol=0.003, se="rate_any_se", k=5),
@@ -55,7 +64,7 @@ def _sanitizers(cfg, ctx) -> list[tuple[str, iso.Sanitizer]]:
             "noise_z_max": POS,
         },
     },
-    relations=(Ordered("T", "n", strict=False),),
+    relations=(Ordered("T", "n", strict=False), POINTS_MEMORY),
     smoke=("dims=[2,4]", "n=400", "m=40", "m_any=40"),
 )
 def isolation_vs_d(cfg, ctx):

@@ -30,10 +30,11 @@ from privlab.context import effective_jobs
 
 
 class PrivlabLauncher(Launcher):
-    """The jobs of a sweep on ``workers`` processes of this machine (-1: one per core)."""
+    """The jobs of a sweep on ``workers`` processes of this machine (-1: one per core), or on ``cluster``
+    (``privlab run ... --multirun --cluster X``: a Dask scheduler's address or a file of conf/cluster/)."""
 
-    def __init__(self, workers: int = -1) -> None:
-        self.workers = workers
+    def __init__(self, workers: int = -1, cluster: str | None = None) -> None:
+        self.workers, self.cluster = workers, cluster
         self.config: DictConfig | None = None
 
     def setup(self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig) -> None:
@@ -47,7 +48,7 @@ class PrivlabLauncher(Launcher):
         exp_ids = {o.split("=", 1)[1] for job in job_overrides for o in job if o.startswith("experiment=")}
         (exp_id,) = exp_ids  # privlab run names one experiment
         jobs = [[o for o in job if not o.startswith("experiment=")] for job in job_overrides]
-        multirun.run_sweep(exp_id, jobs, sweep_dir, workers=effective_jobs(self.workers))
+        multirun.run_sweep(exp_id, jobs, sweep_dir, workers=effective_jobs(self.workers), cluster=self.cluster)
         # each job said its outcome and left its marker if it failed; Hydra's sweeper asks only that all ran
         return [_ran(job, sweep_dir / str(initial_job_idx + i)) for i, job in enumerate(job_overrides)]
 

@@ -159,9 +159,17 @@ def attribute_columns(
         raise PrivlabError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     if isinstance(attributes, str) or not all(isinstance(a, str) for a in attributes):
         raise PrivlabError(f"attributes must be a list of column names, got {attributes!r}")
+    numeric = [
+        c for c in data.columns if pd.api.types.is_numeric_dtype(data[c]) and not pd.api.types.is_bool_dtype(data[c])
+    ]
     for a in attributes:
         if a not in data.columns:
             raise PrivlabError(f"attributes must be columns of {data_name}; got {a!r}")
+        if a not in numeric:  # LPB's noise is added to a number
+            raise PrivlabError(
+                f"attributes must be numeric columns of {data_name} ({', '.join(map(str, numeric)) or 'none'}); "
+                f"got {a!r}, which holds text"
+            )
     return {a: check_array(f"column {a}", data[a].dropna().to_numpy(dtype=float)) for a in attributes}
 
 

@@ -23,6 +23,7 @@ HEAVY = {
     "highspy": "the ILP solvers load only when an ILP is solved",
     "pyarrow": "slow to import; only a sweep's Parquet store needs it",
     "dask": "an optional extra (privlab[dask])",
+    "distributed": "an optional extra (privlab[dask]): only a Dask cluster needs it",
     "ray": "an optional extra (privlab[ray])",
     "submitit": "an optional extra (a cluster executor)",
     "joblib": "loky's process pool loads only when a pool starts",
@@ -40,7 +41,7 @@ FLOORS = {
     2: ("bucketization", "cae", "isolation", "lpb", "multilevel"),  # the papers' libraries
     3: ("registry", "ledger", "audit", "audit_reading", "context"),
     # audit_coverage decides claims from references as check does: above check
-    4: ("runner", "sweep_store", "sweep_plots", "reproduce_pool", "multirun"),
+    4: ("runner", "executors", "sweep_store", "sweep_plots", "reproduce_pool", "multirun"),
     5: ("app", "sweeps", "study", "report", "check", "testing", "scaffold", "audit_coverage", "errata"),
     6: ("launch", "cli"),
 }  # fmt: skip

@@ -82,6 +82,20 @@ def _garbage_root(tmp: Path) -> None:
     )
 
 
+def _sweep(tmp: Path) -> None:
+    """A complete two-job sweep of lpb/table1 at ``{tmp}/sweep``."""
+    argv = [
+        "run",
+        "lpb/table1",
+        "rho2=0.5,0.6",
+        f"hydra.sweep.dir={tmp}/sweep",
+        "hydra.launcher.n_jobs=1",
+        "--multirun",
+    ]
+    rc, _, err = _in_process(argv, {}, tmp)
+    assert rc == 0, err
+
+
 def _made(tmp: Path, *parts: str) -> bool:
     return (tmp.joinpath(*parts) / "result.csv").is_file()
 
@@ -160,6 +174,20 @@ PROBES = [
     Probe("epsilon: near the float limit", ["epsilon", "--data", "{tmp}/big.csv", "--column", "a", "--rho1", "0.1", "--rho2", "0.5", "--json"], None, setup=_files, then=lambda t, out: _finite_advice(out)),
     Probe("epsilon: a sum past the float limit", ["epsilon", "--data", "{tmp}/big.csv", "--column", "a", "--rho1", "0.1", "--rho2", "0.5", "--query", "sum"], "exceeds the largest float", setup=_files),
     Probe("epsilon: --threshold without count", ["epsilon", "--data", "{tmp}/big.csv", "--column", "b", "--rho1", "0.1", "--rho2", "0.5", "--threshold", "2"], "--threshold is for --query count only", setup=_files),
+    # -- 7. issue 29: a new user's bad input, refused in one line (exit 2, nothing written) -----------------
+    Probe("a required section removed", ["run", "lpb/table1", "~printed"], "parameter printed of lpb/table1 is missing"),
+    Probe("kin: a twin's printed removed", ["run", "lpb/fig1_lambda_acs", "~printed"], "parameter printed of lpb/fig1_lambda_acs is missing"),
+    Probe("a text column where a number is needed", ["run", F1, "attributes=[workclass]"], "attributes must be numeric columns of adult (age, ", subprocess=True),
+    Probe("a non-numeric printed value", ["run", "lpb/table1", "printed.sensitivity.value=abc"], "printed.sensitivity.value must be a number as the paper prints it (e.g. '2.25'), got 'abc'", subprocess=True),
+    Probe("an unknown mechanism: one line", ["run", "lpb/fig2_4_noise_ratio", "mechanism=nope"], "mechanism must be one of anatomy, "),
+    Probe("kin: an unknown mechanism in a list", ["run", "bucketization/fig4_mse", "mechanism=[anatomy,nope]"], "mechanism must be one of anatomy, "),
+    Probe("kin: an unknown data set", ["run", F1, "dataset=nope"], "dataset must be one of adult, "),
+    Probe("sweep-report: a bad --metric writes nothing", ["sweep-report", "{tmp}/sweep", "--metric", "nope"], "--metric must name result columns (job, rho2, ", setup=lambda t: _sweep(t)),
+    Probe("sweep-report: a bad --where writes nothing", ["sweep-report", "{tmp}/sweep", "--where", "nope=1"], "--where must name result columns (job, rho2, ", setup=lambda t: _sweep(t)),
+    Probe("fig8: a run of hours refused by its cost", ["run", "multilevel/fig8_overhead", "domain_size=2147483647", "table_sizes=[100000000]", "m_max=100000", "m_step=1"], "tuple releases: sum(table_sizes) x m_max = 10,000,000,000,000 must be at most"),
+    Probe("kin: fig8's exact expectations", ["run", "multilevel/fig8_overhead", "table_sizes=[10]", "m_max=100000", "m_step=1"], "terms of the exact expectations: m_max^2 / m_step"),
+    Probe("isolation_vs_d: memory refused at compose time", ["run", "isolation/isolation_vs_d", "n=1000000", "dims=[1000]", "m=1000000", "m_any=1000000", "n_jobs=-1"], "points held: (2 n + m + m_any) x max(dims) x 8 bytes x workers"),
+    Probe("PRIVLAB_REFERENCE missing: said as such", ["check", "lpb/table1"], "PRIVLAB_REFERENCE /nonexistent/ref is not a directory", env={"PRIVLAB_REFERENCE": "/nonexistent/ref"}),
     Probe("epsilon: --plot a directory", ["epsilon", "--data", "{tmp}/big.csv", "--column", "b", "--rho1", "0.1", "--rho2", "0.5", "--plot", "{tmp}"], "is a directory; give a file name", setup=_files),
 ]
 # fmt: on
@@ -269,6 +297,17 @@ def test_stdout_on_a_full_device_is_one_line(tmp_path):
     assert res.stderr.strip() == "privlab: error: cannot write to standard output (No space left on device)"
 
 
+def test_closed_stdout_is_one_line_and_writes_nothing(tmp_path):
+    """``privlab run ... >&-``: refused at once (a file the run opened would become its stdout)."""
+    env = {**os.environ, "PRIVLAB_RESULTS": str(tmp_path / "results")}
+    script = f"exec '{sys.executable}' -m privlab.cli run lpb/table1 >&-"
+    res = subprocess.run(["sh", "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert res.returncode == 2 and res.stderr.strip() == (
+        "privlab: error: standard output is closed (>&-); redirect it instead, e.g. >/dev/null"
+    )
+    assert not list(tmp_path.rglob("*"))
+
+
 # -- a full disk: the data-set cache and the result -----------------------------------------------
 def _square(x):
     return np.arange(x) ** 2
@@ -285,7 +324,7 @@ def test_full_disk_while_the_cache_is_written(tmp_path, monkeypatch):
     ctx = RunContext(cache_dir=tmp_path / "cache", log=said.append)
     assert ctx.cached(_square, 5).tolist() == [0, 1, 4, 9, 16]  # the run goes on without the cache
     assert said and "not stored" in said[-1] and "No space left on device" in said[-1]
-    assert [p for p in (tmp_path / "cache").rglob("*") if p.is_file() and "output.pkl" in p.name] == []
+    assert [p.name for p in (tmp_path / "cache").rglob("*") if p.is_file()] == [".gitignore"]  # no joblib debris
 
 
 def test_full_disk_while_the_result_is_written(tmp_path):
@@ -455,3 +494,110 @@ def test_memory_bound_of_the_collusion_counts_covers_the_workers():
 def test_probe_count():
     """The table's size, as the closing note reports it."""
     assert len(PROBES) + len(CORRUPTIONS) + len(_api_cases()) >= 80
+
+
+# -- issue 29, item 4: what a user sees during a long run ---------------------------------------------
+NOISY = '''
+"""Toy paper {name}: its experiments warn as libraries do, and one kills its worker process once."""
+import os
+import warnings
+from pathlib import Path
+
+import pandas as pd
+
+from privlab.params import Int
+from privlab.registry import Paper, experiment
+
+PAPER = Paper("Toy {name}")
+
+
+@experiment(artifact="A", summary="warns", keys=("i",), params={{"n": Int(1)}})
+def a_warns(cfg, ctx):
+    warnings.warn("a library has something to say\\nover two lines", UserWarning)
+    warnings.warn("A worker stopped while some jobs were given to the executor. This can be caused by a too "
+                  "short worker timeout or by a memory leak.", UserWarning)
+    return pd.DataFrame({{"i": range(cfg.n)}})
+
+
+@experiment(artifact="B", summary="dies once", keys=("i",), params={{"n": Int(1)}})
+def b_dies(cfg, ctx):
+    marker = Path(os.environ["NOISY_MARKER"] + ".{name}")
+    if os.environ.get("NOISY_DIE") == "{name}" and not marker.exists():
+        marker.write_text("died")
+        os._exit(3)
+    return pd.DataFrame({{"i": range(cfg.n)}})
+'''
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: reproduce runs one experiment at a time")
+def test_no_raw_warning_during_a_reproduce_with_a_killed_worker(tmp_path):
+    files = {}
+    for name in ("noisyone", "noisytwo"):
+        files[f"{name}/__init__.py"] = NOISY.format(name=name)
+        for exp in ("a_warns", "b_dies"):
+            files[f"{name}/conf/experiment/{name}/{exp}.yaml"] = "# @package _global_\nn: 3\n"
+    root = testing.write_project(tmp_path / "root", files)
+    env = {"PRIVLAB_PATH": str(root), "NOISY_MARKER": str(tmp_path / "m2"), "NOISY_DIE": "noisyone"}
+    ids = [f"{p}/{e}" for p in ("noisyone", "noisytwo") for e in ("a_warns", "b_dies")]  # papers side by side
+    both = testing.run_cli("reproduce", *ids, results=tmp_path / "s", env=env)
+    assert "Traceback" not in both.stderr and "warnings.warn" not in both.stderr, both.stderr
+    assert "A worker stopped" not in both.stderr  # nothing was lost: nothing said
+    assert all(line.startswith("privlab: ") for line in both.stderr.splitlines() if line.strip()), both.stderr
+    said = [line for line in both.stderr.splitlines() if "a library has something to say" in line]
+    assert said and all(line.endswith("a library has something to say (UserWarning)") for line in said), said
+    assert both.returncode == 0 and (tmp_path / "m2.noisyone").is_file()  # it died once, and ran again
+    assert "privlab: warning: noisyone/b_dies: a worker process died while it ran; run again alone" in both.stderr
+    assert (tmp_path / "s" / "noisyone" / "b_dies" / "result.csv").is_file()
+
+
+# -- issue 29, item 4: a damaged results directory is its experiment's row ------------------------------
+@pytest.fixture(scope="module")
+def two_results(tmp_path_factory) -> Path:
+    from privlab import runner
+
+    root = tmp_path_factory.mktemp("two")
+    for exp_id in ("lpb/table1", "lpb/table2"):
+        runner.execute(exp_id, runner.compose(exp_id, [f"results_dir={root}"]), results_dir=root, log=lambda m: None)
+    return root
+
+
+DAMAGES = [
+    ("claims.csv", b"\xff\xfe\x00not utf-8"),
+    ("claims.csv", None),  # the same size, every byte undecodable: the manifest's size still matches
+    ("config.yaml", b"\xff: [unclosed"),
+    ("provenance.json", b'{"cut short'),
+    ("provenance.json", None),
+]
+
+
+@pytest.mark.parametrize(
+    "name, data", DAMAGES, ids=[f"{n}-{'same size' if d is None else 'changed'}" for n, d in DAMAGES]
+)
+def test_a_damaged_file_is_its_row_in_report_check_and_compare(name, data, two_results, tmp_path, capsys):
+    import shutil
+
+    from privlab import report
+
+    damaged = tmp_path / "a"
+    shutil.copytree(two_results, damaged, symlinks=False)  # links resolved: a copy of its own
+    target = damaged / "lpb" / "table1" / name
+    target.write_bytes(data if data is not None else b"\xff" * target.stat().st_size)
+    exps = [registry.get("lpb/table1"), registry.get("lpb/table2")]
+    # compare: the damaged experiment is its row, the other compared
+    rows = {c.exp_id: c for c in check.compare_dirs(damaged, two_results, exps)}
+    assert rows["lpb/table2"].status == "same"
+    # the manifest's checksums find any change, of the same size too
+    assert rows["lpb/table1"].status == "unreadable" and name in rows["lpb/table1"].detail, rows["lpb/table1"]
+    # report: a row that says what is wrong
+    path = report.write_report(damaged)
+    text = path.read_text()
+    assert "lpb/table1" in text and name in text.split("lpb/table1", 1)[1], text[:2000]
+    # check at the paper's scale reuses complete results: a damaged one is recomputed, not a traceback
+    saved = os.environ.get("PRIVLAB_RESULTS")
+    os.environ["PRIVLAB_RESULTS"] = str(damaged)
+    try:
+        assert check.run_check(["lpb/table1"], paper=None, profile="paper", reference=None, update=False) == 0
+    finally:
+        os.environ.pop("PRIVLAB_RESULTS") if saved is None else os.environ.__setitem__("PRIVLAB_RESULTS", saved)
+    out = capsys.readouterr().out
+    assert "lpb/table1" in out and " OK " in out, out
