@@ -55,6 +55,7 @@ CLAIMS = {
     "exact_tol": Real(0),
     "violation_max": Real(0),
     "drop_decimals": Int(0, 15),
+    "sharp_bits": Real(0),
 }
 SDC: dict[str, Any] = {
     "repetitions": Int(1, 10_000, limit="released artifacts per level and data set"),

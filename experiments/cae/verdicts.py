@@ -221,9 +221,11 @@ def _technique(
             drops = {q: trends.drop(h0[q], lo, hi, c["drop_decimals"]) for q in h0.columns}
             low, *_, high = sorted(drops, key=lambda q: tech.utility_sign * q)
             shown = "; ".join(f"{figures.legend(label, q)}: {drops[q]:.3f} bits" for q in (high, low))
-            rule = f"H0 drop SK {lo}->{hi}: highest utility > lowest"
-            sharp = drops[high] > drops[low]
-            out.append(cl.statement(_about(p["sharp"], who), sharp, reproduced=shown, rule=rule))
+            # "sharp ... gentle": the reading sharp_bits, the drop at the highest utility beyond the lowest's
+            gap = drops[high] - drops[low]
+            shown += f"; SK {lo}->{hi}, difference {gap:.3f} bits"
+            item = _about(p["sharp"], who)
+            out.append(cl.differ(item, gap, 0.0, margin=float(c["sharp_bits"]), reproduced=shown))
     return out
 
 

@@ -156,3 +156,15 @@ def test_verdicts_refuse_a_table_without_their_columns_or_a_technique_they_do_no
         verdicts.table2_data(_ref("table2_data")[0], printed="printed")
     with pytest.raises(PrivlabError, match="df must be a result table \\(a DataFrame\\)"):
         verdicts.formulas("df", printed=cfg.printed)
+
+
+def test_a_sharp_decline_needs_the_declared_reading_not_merely_a_drop():
+    df, cfg = _ref("fig2_query_restriction")
+    sharp = "PUMS/query_restriction: the H0 decline is sharp at high utility"
+    assert _by_claim(verdicts.sdc(df, **_sdc_blocks(cfg)), sharp) == ["agree"]  # Q = 2 drops 3.04 bits, Q = 32 none
+    # a Q = 2 curve that drops half a bit: it still drops more than the pinned Q = 32 curve, but not sharply
+    shallow = df.copy()
+    q2 = (shallow.dataset == "pums") & (shallow.param == 2)
+    top = shallow.loc[q2, "H0"].max()
+    shallow.loc[q2, "H0"] = top - 0.5 * (shallow.loc[q2, "sk_size"] - 1) / (shallow.loc[q2, "sk_size"].max() - 1)
+    assert _by_claim(verdicts.sdc(shallow, **_sdc_blocks(cfg)), sharp) == ["disagree"]

@@ -53,3 +53,15 @@ def test_mutation_finds_a_rule_that_cannot_flip():
     c = claims.at_most("y", 0.5, 1.0)
     assert c.verdict == "agree" and c.comparison.decide(c.comparison.reaching(["disagree"])) == "disagree"
     assert 1.0 < c.comparison.reaching(["disagree"]) < 1.0 + 1e-5
+
+
+def test_claims_audit_prints_rule_margin_and_flip_point(capsys):
+    from privlab import cli
+
+    assert cli.main(["claims", "--audit", "isolation/bad_sanitizer"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("isolation/bad_sanitizer (quick reference)")
+    # 1 of 1,000 against 1/1000: undecided, and the values that would decide it either way
+    assert "[inconclusive] with one disguised attribute" in out
+    assert "becomes agree at value 0.0023" in out and "becomes disagree at value -0.0023" in out
+    assert "no single value to move" in out  # a statement says it exposes no value
