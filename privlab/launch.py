@@ -22,11 +22,11 @@ __all__ += ["check_launcher", "fail", "override_value", "prevalidate", "sweep_di
 
 
 def reproduce(
-    ids: list[str], *, paper: str | None, profile: str, jobs: int | None, results: str | None, force: bool
+    ids: list[str], *, paper: str | None, profile: str, workers: int | None, results: str | None, force: bool
 ) -> int:
     """``privlab reproduce``: every chosen experiment (a fault stops only its own), then the report.
 
-    With ``jobs`` (``--jobs N``) the experiments run one at a time, N worker processes inside
+    With ``workers`` (``--workers N``) the experiments run one at a time, N worker processes inside
     each; without it several run at once, one per core (`privlab.reproduce_pool`)."""
     if profile not in runner.PROFILES:
         raise PrivlabError(f"--profile must be one of {', '.join(runner.PROFILES)}; got {profile!r}")
@@ -35,7 +35,7 @@ def reproduce(
         raise PrivlabError("--results is empty; give a directory (default: ./results)")
     results_dir = store.writable_dir(Path(results) if results else runner.default_results_dir(), "--results")
     extra = [f"results_dir={runner.quote_override_value(str(results_dir))}"]
-    extra += [f"n_jobs={jobs}"] if jobs is not None else []
+    extra += [f"workers={workers}"] if workers is not None else []
     configs = [(exp, runner.compose(exp.id, extra, profile=profile)) for exp in exps]  # bad input: before any run
     start = time.perf_counter()
     total: dict[str, int] = {}
@@ -49,7 +49,7 @@ def reproduce(
             runner.clear_error(results_dir, exp)
         else:
             todo.append((exp, cfg))
-    workers = reproduce_pool.default_workers(todo) if jobs is None else 1
+    side_by_side = reproduce_pool.default_workers(todo) if workers is None else 1
     done = len(configs) - len(todo)
 
     def started(exp: registry.Experiment) -> None:
@@ -62,7 +62,9 @@ def reproduce(
             started(exp)
             yield reproduce_pool.run_one(exp.id, cfg, str(results_dir))
 
-    outcomes = reproduce_pool.run_concurrently(todo, results_dir, workers, started) if workers > 1 else in_turn()
+    outcomes = (
+        reproduce_pool.run_concurrently(todo, results_dir, side_by_side, started) if side_by_side > 1 else in_turn()
+    )
     for outcome in outcomes:
         done += 1
         head = f"[{done}/{len(configs)}, {_clock(time.perf_counter() - start)}] {outcome.exp_id}"

@@ -7,7 +7,7 @@ import math
 from functools import partial
 
 from privlab import multilevel as ml
-from privlab.context import effective_jobs
+from privlab.context import effective_workers
 from privlab.params import Bool, Choice, Int, List, MapOf, Real
 from privlab.registry import IGNORE, Tolerance, experiment
 from privlab.relations import Cost, Ordered, Product, memory_budget
@@ -31,9 +31,9 @@ MC = {
 # F[X, Y_a, Y_b, Y_c]: s^4 int64 counts held by each worker and by the run that adds them up
 F_MEMORY = Cost(
     "the counts F: domain_size^4 x 8 bytes x (workers + 1)",
-    lambda s, n_jobs: s**4 * 8 * (effective_jobs(n_jobs) + 1),
+    lambda s, workers: s**4 * 8 * (effective_workers(workers) + 1),
     "domain_size",
-    "n_jobs",
+    "workers",
     high=memory_budget(),
     limit="half of this machine's memory",
 )
@@ -60,7 +60,7 @@ def counts(cfg, ctx, name: str, prior):
         seed=seed,
         kernel=mc.kernel,
         map_fn=ctx.map_unordered,
-        workers=ctx.n_jobs,
+        workers=ctx.workers,
         checkpoint=ctx.checkpoint("multilevel_mc", **identity),
         checkpoint_seconds=mc.checkpoint_seconds,
         log=lambda m: ctx.log(f"{name}: {m}"),
@@ -169,7 +169,7 @@ def fig7_independent(cfg, ctx):
     smoke=("table_sizes=[2000]", "m_max=20", "m_step=10", "timings=false"),
 )
 def fig8_overhead(cfg, ctx):
-    serial = partial(ctx.map, desc="fig8", n_jobs=1)  # timings: one table size at a time (no memory-bandwidth race)
+    serial = partial(ctx.map, desc="fig8", workers=1)  # timings: one table size at a time (no memory-bandwidth race)
     return ml.overhead_table(
         table_sizes=cfg.table_sizes,
         m=cfg.m_max,

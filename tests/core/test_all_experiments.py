@@ -39,7 +39,7 @@ def test_composes_and_declares(exp_id):
 
 
 def _run(exp, jobs: int, tmp: Path):
-    cfg = runner.compose(exp.id, [*exp.smoke, f"n_jobs={jobs}", "cache=false"])
+    cfg = runner.compose(exp.id, [*exp.smoke, f"workers={jobs}", "cache=false"])
     ctx = runner.make_context(cfg, tmp / f"jobs{jobs}", log=lambda m: None)
     return cfg, runner.run_table(exp, cfg, ctx)
 

@@ -136,7 +136,7 @@ PROBES = [
     Probe("glob sweep of a parameter", ["run", F1, "rho2=glob(*)", "--multirun"], "rho2=glob(...) picks options of a config group"),
     Probe("range of a billion jobs", ["run", F1, "rho2=range(0,1000000000)", "--multirun"], "makes 1,000,000,000 jobs, at most 100,000"),
     Probe("sweeps multiplying past the bound", ["run", F1, "rho2=range(0,400)", "seed=range(0,400)", "--multirun"], "= 160,000 jobs, at most 100,000"),
-    Probe("joblib n_jobs=0", ["run", F1, "hydra/launcher=joblib", "hydra.launcher.n_jobs=0", "rho2=0.3,0.4", "--multirun"], "hydra.launcher.n_jobs must be an integer other than 0"),
+    Probe("joblib workers=0", ["run", F1, "hydra/launcher=joblib", "hydra.launcher.n_jobs=0", "rho2=0.3,0.4", "--multirun"], "hydra.launcher.n_jobs must be an integer other than 0"),
     Probe("privlab launcher workers=0", ["run", F1, "hydra.launcher.workers=0", "rho2=0.3,0.4", "--multirun"], "hydra.launcher.workers must be an integer other than 0"),
     Probe("a very long key", ["run", F1, "a" * 5000 + "=1"], "is 5,000 characters long; no parameter name is longer"),
     Probe("unwritable hydra.run.dir", ["run", F1, "hydra.run.dir=/proc/privlab"], "hydra.run.dir /proc/privlab is not a writable directory"),
@@ -445,11 +445,11 @@ def test_memory_bound_of_the_collusion_counts_covers_the_workers():
     from privlab.experiments.multilevel.paper_figures import F_MEMORY
 
     small = Cost(F_MEMORY.what, F_MEMORY.fn, *F_MEMORY.names(), high=2**31, limit=F_MEMORY.limit)
-    small.check({"domain_size": 107, "n_jobs": 1})  # 2 copies of 1 GiB: within 2 GiB
+    small.check({"domain_size": 107, "workers": 1})  # 2 copies of 1 GiB: within 2 GiB
     with pytest.raises(
-        PrivlabError, match=r"the counts F: .* must be at most 2,147,483,648 .* lower domain_size or n_jobs"
+        PrivlabError, match=r"the counts F: .* must be at most 2,147,483,648 .* lower domain_size or workers"
     ):
-        small.check({"domain_size": 107, "n_jobs": 4})
+        small.check({"domain_size": 107, "workers": 4})
 
 
 def test_probe_count():
