@@ -54,7 +54,7 @@ def prevalidate(exp_id: str, overrides: list[str], multirun: bool) -> None:
     hydra_part = [o for o in overrides if overrides_mod.is_hydra(o)]
     if hydra_part:  # launcher settings and the like, checked with the first job
         full = runner.compose(exp_id, jobs[0] + hydra_part, hydra_node=True)
-        key = WORKERS_KEYS.get(launcher(overrides))
+        key = WORKERS_KEYS.get(launcher(overrides), "")
         workers = OmegaConf.select(full, key, default=None) if key else None
         if workers is not None and multirun:
             Int(nonzero=True).check(key, workers)
