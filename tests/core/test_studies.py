@@ -189,7 +189,7 @@ def test_a_study_runs_and_the_report_has_its_robustness(results, capsys):
     assert page.count('<tr class="robust') == sum(c.checkable for c in found.claims)
     markdown = (results / report.MARKDOWN_NAME).read_text()
     assert "## Robustness" in markdown and "| bucketization | OCC: thetas where l-diversity is eligible" in markdown
-    again = study.run_study("bucketization/offset_b", jobs=1, results=str(results))  # resumed: all skipped
+    again = study.run_study("bucketization/offset_b", workers=1, results=str(results))  # resumed: all skipped
     assert again == 0 and capsys.readouterr().out.count("skipped") == len(
         study.get("bucketization/offset_b").jobs("quick")
     )
