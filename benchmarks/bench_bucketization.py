@@ -86,7 +86,7 @@ def bench_fig45(jobs):
     """Figures 4 and 5 at the paper profile without Optimal, with ``jobs`` worker processes."""
     cfg4 = compose("bucketization/fig4_mse", ["mechanism=[two_size,multi_size,anatomy]"], profile="paper")
     cfg5 = compose("bucketization/fig5_re", ["mechanism=[two_size,multi_size]"], profile="paper")
-    ctx = RunContext(seed=cfg5.seed, n_jobs=jobs)
+    ctx = RunContext(seed=cfg5.seed, workers=jobs)
     tables = {table: _table(cfg5, table) for table in cfg5.tables}
     t0 = time.perf_counter()
     released = _releases(cfg4, ctx, tables, keep_ids=False)

@@ -77,8 +77,8 @@ def bench_query_restriction(lp_records: int):
 def bench_suite(n_jobs: int):
     total, loaded = 0.0, {}
     for exp_id in SUITE:
-        cfg = compose(exp_id, [f"n_jobs={n_jobs}", "cache=false"], profile="paper")
-        ctx = RunContext(seed=cfg.seed, n_jobs=n_jobs)
+        cfg = compose(exp_id, [f"workers={n_jobs}", "cache=false"], profile="paper")
+        ctx = RunContext(seed=cfg.seed, workers=n_jobs)
         t = time.perf_counter()
         data = {}
         for ds, spec in cfg.datasets.items():
@@ -98,7 +98,7 @@ def bench_suite(n_jobs: int):
         dt = time.perf_counter() - t
         total += dt
         print(f"{exp_id} (paper profile, {cfg.repetitions} repetitions): {len(df)} rows in {dt:.1f} s")
-    print(f"whole fig2 + fig4 suite at paper scale: {total:.1f} s with n_jobs={n_jobs} (goal < 300 s on 2 cores)")
+    print(f"whole fig2 + fig4 suite at paper scale: {total:.1f} s with workers={n_jobs} (goal < 300 s on 2 cores)")
 
 
 def main():

@@ -78,10 +78,10 @@ def kernels(counts: list[int], per_trial_max: int, repeat: int) -> None:
 
 
 def engine(trials: int, n_jobs: int, scratch=None, kernel: str = "stratified") -> tuple[float, np.ndarray]:
-    ctx = RunContext(seed=0, n_jobs=n_jobs, scratch_dir=scratch, progress=False)
+    ctx = RunContext(seed=0, workers=n_jobs, scratch_dir=scratch, progress=False)
     what = {"chunk": int(CFG.mc.chunk), "seed": ctx.seed_sequence("mc", "uniform"), "kernel": kernel}
     checkpoint = ctx.checkpoint("multilevel_mc", **ml.collusion_identity(PRIOR, PS, S, trials, **what))
-    how = {"map_fn": ctx.map_unordered, "workers": ctx.n_jobs, "checkpoint": checkpoint}
+    how = {"map_fn": ctx.map_unordered, "workers": ctx.workers, "checkpoint": checkpoint}
     t = time.perf_counter()
     F = ml.collusion_counts(PRIOR, PS, S, trials, **what, **how, checkpoint_seconds=float(CFG.mc.checkpoint_seconds))
     return time.perf_counter() - t, F

@@ -58,7 +58,7 @@ def _load() -> float:
 def run_profile(profile: str, ids: list[str], jobs: int | None, results: Path) -> list[dict]:
     """Run every experiment of ``ids`` at ``profile``; one row per experiment."""
     extra = [f"results_dir={runner.quote_override_value(str(results))}"]
-    extra += [f"n_jobs={jobs}"] if jobs is not None else []
+    extra += [f"workers={jobs}"] if jobs is not None else []
     papers = registry.papers()
     exps = [e for e in registry.select() if not ids or e.id in ids or e.paper in ids]
     unknown = [i for i in ids if i not in papers and i not in {e.id for e in exps}]
@@ -98,7 +98,7 @@ def paper_table(rows: list[dict]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--profile", default="quick", choices=("quick", "paper", "both"))
-    ap.add_argument("--jobs", type=int, default=None, help="n_jobs of every experiment (reproduce's --jobs)")
+    ap.add_argument("--jobs", type=int, default=None, help="workers of every experiment (reproduce's --workers)")
     ap.add_argument("--only", nargs="*", default=[], help="experiment ids or papers (default: all)")
     ap.add_argument("--results", default=None, help="results directory (default: a fresh temporary one)")
     ap.add_argument("--csv", default=None, help="also write the rows to this CSV file")

@@ -6,6 +6,9 @@ paper imports their libraries; SciPy alone made half of that (0.5 of 1.6 s per p
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import pkgutil
+from collections.abc import Callable
 from typing import Any
 
 
@@ -25,3 +28,31 @@ class LazyModule:
 def lazy(name: str) -> Any:
     """The module ``name``, imported on first use (see the module docstring)."""
     return LazyModule(name)
+
+
+def forward(package: str, renamed: dict[str, str] | None = None) -> Callable[[str], Any]:
+    """A package's ``__getattr__`` that finds a name its face no longer hands on in the module of the
+    package that defines it (``privlab.lpb.breach_grid`` is ``privlab.lpb.breach.breach_grid``; a face's
+    own alias through ``renamed``, name -> ``module.name``): the import path of before, kept for one
+    release. Write new code against the defining module."""
+
+    def __getattr__(name: str) -> Any:
+        if renamed and name in renamed:
+            home, _, attr = renamed[name].rpartition(".")
+            return getattr(importlib.import_module(f"{package}.{home}"), attr)
+        if not name.startswith("_"):
+            if importlib.util.find_spec(f"{package}.{name}") is not None:  # a module of the package
+                return importlib.import_module(f"{package}.{name}")
+            modules = [
+                importlib.import_module(f"{package}.{info.name}")
+                for info in pkgutil.iter_modules(importlib.import_module(package).__path__)
+            ]
+            for module in modules:  # the module that declares it public, else any that holds it
+                if name in getattr(module, "__all__", ()):
+                    return getattr(module, name)
+            for module in modules:
+                if hasattr(module, name):
+                    return getattr(module, name)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    return __getattr__

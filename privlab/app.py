@@ -39,23 +39,22 @@ from .overrides import check_launcher, override_value, sweep_jobs
 from .params import Int
 
 
-def prevalidate(exp_id: str, overrides: list[str], multirun: bool, *, composed_later: bool = False) -> None:
+def prevalidate(exp_id: str, overrides: list[str], multirun: bool) -> None:
     """Compose the config of every job before any job starts (one Hydra composition per config-group
-    choice, `privlab.multirun.compose_jobs`); ``composed_later``: privlab's own launcher composes
-    every job itself before the first starts, so only the sweep's shape is checked here."""
+    choice, `privlab.multirun.compose_jobs`, whose configs privlab's launcher then runs)."""
     params = [o for o in overrides if not overrides_mod.is_hydra(o)]
     for item in overrides:
         if item.startswith("hydra/launcher="):
             check_launcher(item.split("=", 1)[1])
     jobs = sweep_jobs(params) if multirun else [params]
-    if len(jobs) > 1 and not composed_later:  # every job, not a sample: one bad job refuses the sweep
+    if len(jobs) > 1:  # every job, not a sample: one bad job refuses the sweep
         multirun_mod.compose_jobs(exp_id, jobs)
-    elif not composed_later:
+    else:
         runner.compose(exp_id, jobs[0])
     hydra_part = [o for o in overrides if overrides_mod.is_hydra(o)]
     if hydra_part:  # launcher settings and the like, checked with the first job
         full = runner.compose(exp_id, jobs[0] + hydra_part, hydra_node=True)
-        key = WORKERS_KEYS.get(launcher(overrides))
+        key = WORKERS_KEYS.get(launcher(overrides), "")
         workers = OmegaConf.select(full, key, default=None) if key else None
         if workers is not None and multirun:
             Int(nonzero=True).check(key, workers)
@@ -153,8 +152,7 @@ def run(exp_id: str, argv: list[str]) -> int:
         prevalidate(exp.id, overrides, multirun)  # a config that does not compose: one line, not Hydra's report
     extra, sweep_dir = [], None
     if not asks:
-        # privlab's launcher composes every job itself before the first starts
-        prevalidate(exp.id, overrides, multirun, composed_later=multirun and launcher(overrides) == "privlab")
+        prevalidate(exp.id, overrides, multirun)  # privlab's launcher, in this process, reuses the configs
         given_results = override_value(overrides, "results_dir")
         results_dir = Path(given_results) if given_results else runner.default_results_dir()
         store.probe_writable(results_dir, "results_dir")

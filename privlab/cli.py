@@ -71,7 +71,7 @@ def _dispatch(args, hydra_args: list[str]) -> int:
             args.ids,
             paper=args.paper,
             profile=args.profile,
-            jobs=args.jobs,
+            workers=args.workers,
             results=args.results,
             force=args.force,
             cluster=args.cluster,
@@ -126,12 +126,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", default="quick", help="quick (minutes) or paper (the papers' full scale)")
     p.add_argument("--paper", help="only this paper (a key of 'privlab list')")
     p.add_argument(
-        "--jobs",
+        "--workers",
         type=int,
         default=None,
         help="worker processes inside each experiment, one experiment at a time (-1 = all cores); "
         "without it, papers run side by side, one experiment per core",
     )
+    p.add_argument("--jobs", type=int, dest="workers", help=argparse.SUPPRESS)  # its old name, for one release
     p.add_argument("--results", help="results directory (default: ./results, or PRIVLAB_RESULTS)")
     p.add_argument("--force", action="store_true", help="rerun experiments whose complete result already exists")
     p.add_argument("--cluster", help=CLUSTER_HELP)

@@ -57,12 +57,16 @@ def seed_sequence(seed: int, *key) -> np.random.SeedSequence:
     return np.random.SeedSequence(int(seed), spawn_key=_key_words(tuple(key)))
 
 
-def effective_jobs(n_jobs: int | None) -> int:
-    """joblib's convention: -1 = every core, None or 0 = 1."""
+def effective_workers(workers: int | None) -> int:
+    """The number of worker processes ``workers`` asks for (joblib's convention: -1 = every core,
+    None or 0 = 1)."""
     cores = os.cpu_count() or 1
-    if not n_jobs:
+    if not workers:
         return 1
-    return cores + 1 + n_jobs if n_jobs < 0 else min(int(n_jobs), max(cores, 1) * 4)
+    return cores + 1 + workers if workers < 0 else min(int(workers), max(cores, 1) * 4)
+
+
+effective_jobs = effective_workers  # its old name, kept for one release
 
 
 _WATCHING = False
@@ -123,8 +127,9 @@ class RunContext:
     ----------
     seed : int
         The run's seed (``cfg.seed``).
-    n_jobs : int
-        Worker processes for `map` (joblib convention: -1 = all cores).
+    workers : int
+        Worker processes for `map` (joblib convention: -1 = all cores; ``n_jobs``, its old name, is
+        taken for one release).
     cache_dir : path or None
         Where `cached` stores expensive intermediates (None disables caching).
     scratch_dir : path or None
@@ -138,8 +143,9 @@ class RunContext:
     def __init__(
         self,
         seed: int = 0,
-        n_jobs: int | None = 1,
+        workers: int | None = 1,
         *,
+        n_jobs: int | None = None,
         cache_dir=None,
         scratch_dir=None,
         progress: bool | None = None,
@@ -148,8 +154,9 @@ class RunContext:
         backend_address: str | None = None,
     ):
         self.seed = int(seed)
-        self._n_jobs_asked = n_jobs
-        self._n_jobs: int | None = None if backend == "dask" else effective_jobs(n_jobs)
+        workers = workers if n_jobs is None else n_jobs
+        self._workers_asked = workers
+        self._workers: int | None = None if backend == "dask" else effective_workers(workers)
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self.scratch_dir = Path(scratch_dir) if scratch_dir else None
         self.show_progress = sys.stderr.isatty() if progress is None else bool(progress)
@@ -164,20 +171,25 @@ class RunContext:
         self.data_used: list[str] = []  # datasets.describe() of every data set the run used
 
     @property
-    def n_jobs(self) -> int:
+    def workers(self) -> int:
         """Workers of `map`: joblib's convention (-1 = all); with ``backend="dask"`` counted on
         the cluster (-1 = every worker thread of the scheduler, a number is taken as given)."""
-        if self._n_jobs is None:
-            asked = self._n_jobs_asked
+        if self._workers is None:
+            asked = self._workers_asked
             if not asked:
-                self._n_jobs = 1
+                self._workers = 1
             elif asked > 0:
-                self._n_jobs = int(asked)
+                self._workers = int(asked)
             else:
                 self._activate_backend()
                 threads = sum(self._client.nthreads().values())
-                self._n_jobs = max(1, threads + 1 + int(asked))
-        return self._n_jobs
+                self._workers = max(1, threads + 1 + int(asked))
+        return self._workers
+
+    @property
+    def n_jobs(self) -> int:
+        """`workers` under its old name (kept for one release)."""
+        return self.workers
 
     def close(self) -> None:
         """Close the cluster client this context opened (dask), if any; `map` reopens one."""
@@ -211,16 +223,16 @@ class RunContext:
         return tqdm(iterable, total=total, desc=desc, leave=False, dynamic_ncols=True)
 
     # -- parallelism ----------------------------------------------------------------
-    def map(self, fn: Callable, items: Sequence, *, desc: str | None = None, n_jobs: int | None = None) -> list:
+    def map(self, fn: Callable, items: Sequence, *, desc: str | None = None, workers: int | None = None) -> list:
         """``[fn(item) for item in items]``, in order, over the context's workers.
 
         Results never depend on the number of workers: seeds must come from the
         item (e.g. ``ctx.seed_sequence(i)`` passed inside it), never from shared state.
         """
-        return list(self._run(fn, items, desc=desc, n_jobs=n_jobs, ordered=True))
+        return list(self._run(fn, items, desc=desc, workers=workers, ordered=True))
 
     def map_unordered(
-        self, fn: Callable, items: Sequence, *, desc: str | None = None, n_jobs: int | None = None
+        self, fn: Callable, items: Sequence, *, desc: str | None = None, workers: int | None = None
     ) -> Iterator:
         """``fn(item)`` for every item, yielded lazily as each finishes (completion order).
 
@@ -229,11 +241,11 @@ class RunContext:
         held. The caller must not depend on the order (a result should say which item it
         answers). With one worker: in order, in this process.
         """
-        return self._run(fn, items, desc=desc, n_jobs=n_jobs, ordered=False)
+        return self._run(fn, items, desc=desc, workers=workers, ordered=False)
 
-    def _run(self, fn: Callable, items: Sequence, *, desc: str | None, n_jobs: int | None, ordered: bool) -> Iterator:
+    def _run(self, fn: Callable, items: Sequence, *, desc: str | None, workers: int | None, ordered: bool) -> Iterator:
         items = list(items)
-        jobs = self.n_jobs if n_jobs is None else effective_jobs(n_jobs)
+        jobs = self.workers if workers is None else effective_workers(workers)
         if jobs <= 1 or len(items) <= 1:
             yield from (fn(item) for item in self.progress(items, total=len(items), desc=desc))
             return

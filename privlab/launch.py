@@ -26,14 +26,14 @@ def reproduce(
     *,
     paper: str | None,
     profile: str,
-    jobs: int | None,
+    workers: int | None,
     results: str | None,
     force: bool,
     cluster: str | None = None,
 ) -> int:
     """``privlab reproduce``: every chosen experiment (a fault stops only its own), then the report.
 
-    With ``jobs`` (``--jobs N``) the experiments run one at a time, N worker processes inside
+    With ``workers`` (``--workers N``) the experiments run one at a time, N worker processes inside
     each; without it several run at once, one per core (`privlab.reproduce_pool`)."""
     if profile not in runner.PROFILES:
         raise PrivlabError(f"--profile must be one of {', '.join(runner.PROFILES)}; got {profile!r}")
@@ -44,7 +44,7 @@ def reproduce(
         raise PrivlabError("--results is empty; give a directory (default: ./results)")
     results_dir = store.writable_dir(Path(results) if results else runner.default_results_dir(), "--results")
     extra = [f"results_dir={runner.quote_override_value(str(results_dir))}"]
-    extra += [f"n_jobs={jobs}"] if jobs is not None else []
+    extra += [f"workers={workers}"] if workers is not None else []
     configs, failures = [], []
     for exp in exps:  # bad input: before any run; a declared experiment without its config: its own failure
         try:
@@ -65,7 +65,7 @@ def reproduce(
             runner.clear_error(results_dir, exp)
         else:
             todo.append((exp, cfg))
-    workers = reproduce_pool.default_workers(todo) if jobs is None else 1
+    side_by_side = reproduce_pool.default_workers(todo) if workers is None else 1
     done = len(configs) - len(todo)
 
     def started(exp: registry.Experiment) -> None:
@@ -79,9 +79,11 @@ def reproduce(
             yield reproduce_pool.run_one(exp.id, cfg, str(results_dir))
 
     if cluster is not None:  # every experiment a task of the cluster's (each paper's in order)
-        outcomes = reproduce_pool.run_concurrently(todo, results_dir, workers, started, cluster=cluster)
+        outcomes = reproduce_pool.run_concurrently(todo, results_dir, side_by_side, started, cluster=cluster)
     else:
-        outcomes = reproduce_pool.run_concurrently(todo, results_dir, workers, started) if workers > 1 else in_turn()
+        outcomes = (
+            reproduce_pool.run_concurrently(todo, results_dir, side_by_side, started) if side_by_side > 1 else in_turn()
+        )
     for outcome in outcomes:
         done += 1
         head = f"[{done}/{len(configs)}, {_clock(time.perf_counter() - start)}] {outcome.exp_id}"

@@ -316,8 +316,16 @@ def clock(seconds: float) -> str:
     return f"{m // 60}:{m % 60:02d}:{s:02d}" if m >= 60 else f"{m}:{s:02d}"
 
 
+# the configs of the last sweep composed in this process: `privlab.app.prevalidate` composes every job
+# before Hydra starts, and privlab's launcher, in the same process, runs them without composing again
+_LAST: dict[tuple[str, tuple[tuple[str, ...], ...]], list[dict]] = {}
+
+
 def compose_jobs(exp_id: str, jobs: Sequence[Sequence[str]]) -> list[dict]:
     """Every job's resolved config, as a plain dict (bad input in any job: a `PrivlabError` naming it)."""
+    key = (exp_id, tuple(tuple(job) for job in jobs))
+    if key in _LAST:
+        return _LAST[key]
     composer = Composer(exp_id)
     configs = []
     start, step = time.perf_counter(), max(1, len(jobs) // 10)
@@ -329,6 +337,8 @@ def compose_jobs(exp_id: str, jobs: Sequence[Sequence[str]]) -> list[dict]:
         if len(jobs) >= COMPOSE_PROGRESS and (num + 1) % step == 0:  # thousands of jobs take seconds
             done = f"{num + 1:,}/{len(jobs):,}"
             print(f"[configs checked: {done} jobs, {clock(time.perf_counter() - start)}]", file=sys.stderr, flush=True)
+    _LAST.clear()
+    _LAST[key] = configs
     return configs
 
 

@@ -96,9 +96,12 @@ class Relation(Constraint):
     def describe(self) -> str:
         raise NotImplementedError
 
-    def check(self, name: str, value: Any) -> Any:
-        self.holds(value)
-        return value
+    def check(self, name: Any, value: Any = None) -> Any:
+        """``config`` if it keeps the relation, else one PrivlabError line (``check(config)``, the
+        one-argument form of before, is kept for one release)."""
+        config = name if value is None and isinstance(name, Mapping) else value
+        self.holds(config)
+        return config
 
     def holds(self, config: Mapping[str, Any]) -> None:
         """Raise PrivlabError in one line naming the parameters if ``config`` breaks the relation."""

@@ -1,9 +1,9 @@
-"""``privlab reproduce`` without ``--jobs``: several experiments at once, one per core.
+"""``privlab reproduce`` without ``--workers``: several experiments at once, one per core.
 
 Most experiments are serial or split into few pieces, so one experiment at a time leaves all
 cores but one idle (the quick profile's 63 experiments took twice their CPU time in wall-clock
 time on 2 cores). Here a pool of worker processes runs whole experiments, each with one worker
-inside (its configured ``n_jobs``); with ``--jobs N`` `privlab.launch.reproduce` runs them one at
+inside (its configured ``workers``); with ``--workers N`` `privlab.launch.reproduce` runs them one at
 a time with N workers inside each, as before.
 
 The experiments of one paper run one after the other, in registry order: what one of them
@@ -93,7 +93,7 @@ def _landed(results_dir: Path, exp: registry.Experiment, sent: tuple[Outcome, An
 
 
 def default_workers(runs: Sequence[tuple[registry.Experiment, Any]]) -> int:
-    """Experiments run at once without ``--jobs``: one per core, at most one per paper (1: the
+    """Experiments run at once without ``--workers``: one per core, at most one per paper (1: the
     experiments run one after the other in this process)."""
     return max(1, min(os.cpu_count() or 1, len({exp.paper for exp, _ in runs})))
 

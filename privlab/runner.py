@@ -47,7 +47,7 @@ CHECKOUT = PACKAGE_DIR.parent if (PACKAGE_DIR.parent / "pyproject.toml").is_file
 PROFILES = ("quick", "paper")
 BACKENDS = ("loky", "threading", "multiprocessing", "dask", "ray")
 # keys that say how to run, not what to compute: results never depend on them
-RUNTIME_KEYS = ("n_jobs", "cache", "joblib_backend", "joblib_address", "results_dir", "sweep_figures")
+RUNTIME_KEYS = ("workers", "cache", "joblib_backend", "joblib_address", "results_dir", "sweep_figures")
 
 
 def conf_dir() -> Path:
@@ -135,7 +135,7 @@ def searchpath_override() -> list[str]:
     return [f"hydra.searchpath=[{items}]"] if dirs else []
 
 
-def _jobs_spec() -> params.Spec:
+def _workers_spec() -> params.Spec:
     cores = os.cpu_count() or 1
     return params.Int(-cores, 4 * cores, nonzero=True, limit=f"4 workers per core of this {cores}-core machine")
 
@@ -146,7 +146,7 @@ def global_schema() -> dict:
         "id": params.Str(),
         "profile": params.Choice(*PROFILES),
         "seed": params.Int(0, 2**63 - 1),
-        "n_jobs": _jobs_spec(),
+        "workers": _workers_spec(),
         "cache": params.Bool(),
         "joblib_backend": params.Optional(params.Choice(*BACKENDS)),
         "joblib_address": params.Optional(params.Str()),
@@ -345,7 +345,7 @@ def provenance(cfg: DictConfig, wall_time: float, ctx: RunContext) -> dict:
         "packages": versions,
         "wall_time_s": round(wall_time, 3),
         "host_cores": os.cpu_count(),
-        "workers": ctx.n_jobs,
+        "workers": ctx.workers,
         "cache_hits": ctx.cache_hits,
         "data": list(ctx.data_used),
         "code_version": code_version(registry.get(str(cfg.get("id")))),
@@ -397,7 +397,7 @@ def make_context(cfg: DictConfig, results_dir: Path | None = None, log=print) ->
     cache = cfg.get("cache", True)
     return RunContext(
         seed=int(cfg.get("seed", 0)),
-        n_jobs=cfg.get("n_jobs", 1),
+        workers=cfg.get("workers", 1),
         cache_dir=(results_dir / ".cache") if cache else None,
         scratch_dir=results_dir / ".scratch",
         log=log,

@@ -25,6 +25,7 @@ pages are built from it (the docs from the committed quick-scale outcomes in
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import shutil
 import sys
@@ -381,7 +382,7 @@ def run_study(
     study_id: str,
     *,
     profile: str = "quick",
-    jobs: int | None = None,
+    workers: int | None = None,
     results: str | None = None,
     update: bool = False,
     cluster: str | None = None,
@@ -400,8 +401,8 @@ def run_study(
     print(f"study {study.id}: {study.question}", flush=True)
     overrides = [*study.sweep_overrides(profile), f"hydra.sweep.dir={runner.quote_override_value(str(sweep_dir))}"]
     overrides += [f"results_dir={runner.quote_override_value(str(results_dir))}"]
-    if jobs is not None:
-        overrides.append(f"hydra.launcher.workers={jobs}")
+    if workers is not None:
+        overrides.append(f"hydra.launcher.workers={workers}")
     status = 0
     try:
         app.run(study.experiment, [*overrides, "--multirun", *(["--cluster", cluster] if cluster else [])])
@@ -434,7 +435,8 @@ def configure(p) -> None:
     q = sub.add_parser("run", help="run a study's sweep (resumed if it ran before) and say where each claim held")
     q.add_argument("name", help="the study, <paper>/<name> (see 'privlab study list')")
     q.add_argument("--profile", default="quick", help="quick (default: the quick grid) or paper (the full grid)")
-    q.add_argument("--jobs", type=int, help="worker processes for the study's jobs (default: every core)")
+    q.add_argument("--workers", type=int, help="worker processes running the study's jobs (default: every core)")
+    q.add_argument("--jobs", type=int, dest="workers", help=argparse.SUPPRESS)  # its old name, for one release
     q.add_argument("--results", help="results directory (default: ./results, or PRIVLAB_RESULTS)")
     q.add_argument("--update", action="store_true", help="also rewrite the study's committed quick-scale outcome")
     q.add_argument("--cluster", help=CLUSTER_HELP)
@@ -451,7 +453,7 @@ def run(args) -> int:
     return run_study(
         args.name,
         profile=args.profile,
-        jobs=args.jobs,
+        workers=args.workers,
         results=args.results,
         update=args.update,
         cluster=getattr(args, "cluster", None),

@@ -253,7 +253,7 @@ def check_experiment(
 
 
 def _smoke(exp: registry.Experiment, workers: int, results: Path):
-    cfg = runner.compose(exp.id, [*exp.smoke, f"n_jobs={workers}", "cache=false"])
+    cfg = runner.compose(exp.id, [*exp.smoke, f"workers={workers}", "cache=false"])
     ctx = runner.make_context(cfg, results / f"workers{workers}", log=lambda m: None)
     return cfg, runner.run_table(exp, cfg, ctx)
 

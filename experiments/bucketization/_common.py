@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from privlab import bucketization as bk
+from privlab.bucketization.mechanisms import BucketingMechanism, OptimalBucketing
+from privlab.bucketization.tables import Table, census_table
 from privlab.datasets import is_synthetic
 from privlab.params import Bool, Int, List, MapOf, Optional, Real, Str
 from privlab.registry import IGNORE
@@ -26,24 +27,24 @@ RUNTIME_TOL = {"seconds": IGNORE, "status": IGNORE, "loss": IGNORE}
 SMOKE_PRUNINGS = ("timings=false", "mechanism=[two_size_none,two_size_loss,two_size_full]")
 
 
-def table_of(cfg, ctx, table: str, dataset=None) -> bk.Table:
+def table_of(cfg, ctx, table: str, dataset=None) -> Table:
     """Table ``table`` (a key of sa_columns) of the configured data set (or of ``dataset``)."""
     frame = ctx.dataset(cfg.dataset if dataset is None else dataset)
-    return bk.census_table(frame, table, cfg.sa_columns, cfg.columns)
+    return census_table(frame, table, cfg.sa_columns, cfg.columns)
 
 
-def tables_of(cfg, ctx) -> dict[str, bk.Table]:
+def tables_of(cfg, ctx) -> dict[str, Table]:
     return {table: table_of(cfg, ctx, table) for table in cfg.tables}
 
 
-def mechanisms(cfg, ctx, memo: bool = False) -> dict[str, bk.BucketingMechanism]:
+def mechanisms(cfg, ctx, memo: bool = False) -> dict[str, BucketingMechanism]:
     """The configured mechanisms, by the label the table prints; with ``memo`` an ILP solves each
     instance once on the run's cache (Figures 4 and 5 and their twins release the same settings;
     Figure 7 times its solves and leaves it off)."""
     impls = {m.label: m.impl for m in ctx.mechanisms(cfg.mechanism, kind="bucketing").values()}
     if not memo:
         return impls
-    return {k: replace(m, memo=ctx.memo) if isinstance(m, bk.OptimalBucketing) else m for k, m in impls.items()}
+    return {k: replace(m, memo=ctx.memo) if isinstance(m, OptimalBucketing) else m for k, m in impls.items()}
 
 
 def labels(cfg) -> dict[str, str]:

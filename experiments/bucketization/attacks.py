@@ -3,7 +3,7 @@ Section 6's fake values against the corruption attack."""
 
 from __future__ import annotations
 
-from privlab import bucketization as bk
+from privlab.bucketization.inference import corruption_table, ratio_grid
 from privlab.params import Int, List, Real, Str
 from privlab.registry import Tolerance, experiment
 
@@ -35,7 +35,7 @@ from ._common import CENSUS, POOL, POS, table_of
     smoke=("samples=2000",),
 )
 def diffinf(cfg, ctx):
-    return bk.ratio_grid(
+    return ratio_grid(
         a1s=cfg.a1s,
         ratios=cfg.ratios,
         epsilons=cfg.epsilons,
@@ -64,7 +64,7 @@ def diffinf(cfg, ctx):
     smoke=("dataset.n=3000", "n_queries=50", "ls=[4]"),
 )
 def corruption(cfg, ctx):
-    return bk.corruption_table(
+    return corruption_table(
         table_of(cfg, ctx, cfg.table),
         ls=cfg.ls,
         fakes=cfg.fakes,

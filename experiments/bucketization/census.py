@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from privlab import bucketization as bk
+from privlab.bucketization.anatomy import l_needed_table
+from privlab.bucketization.examples import frequency_tables
 from privlab.bucketization.metrics import MSE_DEFINITIONS
+from privlab.bucketization.tables import attribute_table
+from privlab.bucketization.utility import mse_table, re_table
 from privlab.params import Bool, Choice, Int, List, Real, Str
 from privlab.registry import IGNORE, Tolerance, experiment
 
@@ -25,7 +28,7 @@ from ._common import CENSUS, GRID, POOL, POS, data_kind, labels, mechanisms, tab
     smoke=("tables=[EDU]",),
 )
 def fig2_sa_frequencies(cfg, ctx):
-    return bk.frequency_tables(tables_of(cfg, ctx))
+    return frequency_tables(tables_of(cfg, ctx))
 
 
 @experiment(
@@ -35,7 +38,7 @@ def fig2_sa_frequencies(cfg, ctx):
     params=CENSUS,
 )
 def table5_attributes(cfg, ctx):
-    return bk.attribute_table(ctx.dataset(cfg.dataset), cfg.columns)
+    return attribute_table(ctx.dataset(cfg.dataset), cfg.columns)
 
 
 @experiment(
@@ -47,7 +50,7 @@ def table5_attributes(cfg, ctx):
     smoke=("thetas=[2,32]",),  # no dataset.n: the ACS twin has none
 )
 def fig3_l_vs_theta(cfg, ctx):
-    return bk.l_needed_table(tables_of(cfg, ctx), cfg.thetas, cfg.offset)
+    return l_needed_table(tables_of(cfg, ctx), cfg.thetas, cfg.offset)
 
 
 @experiment(
@@ -67,7 +70,7 @@ def fig3_l_vs_theta(cfg, ctx):
 )
 def fig4_mse(cfg, ctx):
     grid = (tables_of(cfg, ctx), cfg.thetas, mechanisms(cfg, ctx, memo=True), cfg.offset, cfg.max_size)
-    return bk.mse_table(
+    return mse_table(
         *grid, cfg.timings, seed_sequence=ctx.seed_sequence, map_fn=ctx.map, mse_definition=cfg.mse_definition
     )
 
@@ -93,7 +96,7 @@ def fig4_mse(cfg, ctx):
     smoke=("tables=[EDU]", "thetas=[4]", "n_queries=200", "query_chunk=100"),
 )
 def fig5_re(cfg, ctx):
-    return bk.re_table(
+    return re_table(
         tables_of(cfg, ctx),
         thetas=cfg.thetas,
         mechanisms=mechanisms(cfg, ctx, memo=True),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privlab import bucketization as bk
+from privlab.bucketization.runtime import runtime_vs_n, runtime_vs_scaleup
 from privlab.params import Int, List, Str
 from privlab.registry import experiment
 
@@ -30,7 +30,7 @@ TREND = {"min_points": Int(2, 100), "decide_with": Str()}  # how trends are judg
 )
 def fig7a_runtime_n(cfg, ctx):
     counts = {n: np.bincount(table_of(cfg, ctx, cfg.table, {**cfg.dataset, "n": n}).sa) for n in cfg.ns}
-    return bk.runtime_vs_n(
+    return runtime_vs_n(
         counts,
         mechanisms=mechanisms(cfg, ctx),
         theta=cfg.theta,
@@ -56,7 +56,7 @@ def fig7a_runtime_n(cfg, ctx):
 )
 def fig7b_runtime_scaleup(cfg, ctx):
     sa = table_of(cfg, ctx, cfg.table).sa
-    return bk.runtime_vs_scaleup(
+    return runtime_vs_scaleup(
         sa,
         gammas=cfg.gammas,
         mechanisms=mechanisms(cfg, ctx),

@@ -3,7 +3,16 @@ displayed formulas re-derived."""
 
 from __future__ import annotations
 
-from privlab import bucketization as bk
+from privlab.bucketization.derivations import CASES, formula_table
+from privlab.bucketization.examples import (
+    capacity_table,
+    example1_table,
+    example35_table,
+    example420_table,
+    pair_list_table,
+    setting_count_table,
+)
+from privlab.bucketization.settings import BucketSetting
 from privlab.params import Choice, Int, List, MapOf, Real, Str
 from privlab.registry import experiment
 from privlab.relations import Each, Ordered
@@ -25,7 +34,7 @@ INSTANCE = {  # a worked example's table (per-value counts and F) and its bucket
     params={**TARGET, "sensitive": MapOf(Str())},
 )
 def table1_example1(cfg, ctx):
-    return bk.example1_table(cfg.target, cfg.sensitive)
+    return example1_table(cfg.target, cfg.sensitive)
 
 
 @experiment(
@@ -35,7 +44,7 @@ def table1_example1(cfg, ctx):
     params=TARGET,
 )
 def table2_example35(cfg, ctx):
-    return bk.example35_table([row[2] for row in cfg.printed.qit.value], cfg.target)
+    return example35_table([row[2] for row in cfg.printed.qit.value], cfg.target)
 
 
 @experiment(
@@ -51,7 +60,7 @@ def table2_example35(cfg, ctx):
     smoke=("ns=[100000,300000]", "search_high=20"),
 )
 def remark312_count(cfg, ctx):
-    return bk.setting_count_table(cfg.ns, cfg.ranges, int(cfg.printed.count.value), cfg.search_high)
+    return setting_count_table(cfg.ns, cfg.ranges, int(cfg.printed.count.value), cfg.search_high)
 
 
 @experiment(
@@ -62,8 +71,8 @@ def remark312_count(cfg, ctx):
     params=INSTANCE,
 )
 def example420_partition(cfg, ctx):
-    setting = bk.BucketSetting(sizes=cfg.setting.sizes, counts=cfg.setting.counts)
-    return bk.example420_table(cfg.counts, cfg.F, setting, seed=ctx.seed_sequence("example420"))
+    setting = BucketSetting(sizes=cfg.setting.sizes, counts=cfg.setting.counts)
+    return example420_table(cfg.counts, cfg.F, setting, seed=ctx.seed_sequence("example420"))
 
 
 @experiment(
@@ -74,7 +83,7 @@ def example420_partition(cfg, ctx):
     relations=(Ordered("sizes[0]", "sizes[1]"),),
 )
 def example523_pair_list(cfg, ctx):
-    return bk.pair_list_table(cfg.n, s1=cfg.sizes[0], s2=cfg.sizes[1])
+    return pair_list_table(cfg.n, s1=cfg.sizes[0], s2=cfg.sizes[1])
 
 
 @experiment(
@@ -85,7 +94,7 @@ def example523_pair_list(cfg, ctx):
     params=INSTANCE,
 )
 def example532_three_sizes(cfg, ctx):
-    return bk.capacity_table(cfg.counts, cfg.F, bk.BucketSetting(sizes=cfg.setting.sizes, counts=cfg.setting.counts))
+    return capacity_table(cfg.counts, cfg.F, BucketSetting(sizes=cfg.setting.sizes, counts=cfg.setting.counts))
 
 
 @experiment(
@@ -93,12 +102,12 @@ def example532_three_sizes(cfg, ctx):
     summary="Every displayed formula (printed, or reconstructed where the seed lost it) against an independent "
     "derivation: sympy, or a grid against the defining conditions",
     keys=("key",),
-    params={"cases": List(Choice(*bk.FORMULA_CASES), unique=True)},
+    params={"cases": List(Choice(*CASES), unique=True)},
     smoke=("cases=[theorem2_mean,lemma413_cond4]",),
 )
 def formulas(cfg, ctx):
     printed = {case: entry.value for case, entry in cfg.printed.formulas.items()}
-    return bk.formula_table(cfg.cases, printed, map_fn=ctx.map)
+    return formula_table(cfg.cases, printed, map_fn=ctx.map)
 
 
 table1_example1.judged_by(verdicts.table1_example1)

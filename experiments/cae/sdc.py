@@ -4,7 +4,9 @@ shared contract (a data set's coding, the SDC parameters, tolerances); Table 2 a
 
 from typing import Any
 
-from privlab import cae, datasets, mechanisms
+from privlab import datasets, mechanisms
+from privlab.cae.data import code_datasets, domain_table
+from privlab.cae.engine import run_series
 from privlab.params import Bool, Constraint, Int, List, MapOf, Optional, Real, Str, validate
 from privlab.registry import Tolerance, experiment
 
@@ -94,8 +96,8 @@ def _techniques(cfg) -> dict:
 
 def _run_sdc(cfg, ctx):
     techniques = list(_techniques(cfg).items())  # the same labels the claims read
-    found = cae.code_datasets(cfg.datasets, ctx.dataset, sk_sizes=list(cfg.sk_sizes), max_sets=cfg.max_sets)
-    return cae.run_series(
+    found = code_datasets(cfg.datasets, ctx.dataset, sk_sizes=list(cfg.sk_sizes), max_sets=cfg.max_sets)
+    return run_series(
         {ds: data for ds, (data, _, _) in found.items()},
         techniques,
         cfg.repetitions,
@@ -154,8 +156,8 @@ def fig4_noise(cfg, ctx):
     },
 )
 def table2_data(cfg, ctx):
-    found = cae.code_datasets(cfg.datasets, ctx.dataset, sk_sizes=[0])
-    return cae.domain_table(cfg.table2, cfg.printed.table2["values"], found)
+    found = code_datasets(cfg.datasets, ctx.dataset, sk_sizes=[0])
+    return domain_table(cfg.table2, cfg.printed.table2["values"], found)
 
 
 table2_data.judged_by(verdicts.table2_data)

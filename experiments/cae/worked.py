@@ -1,9 +1,9 @@
 """The worked examples and formulas: the appendix's H(eps) (Figure 3), Section 3's two salary
 examples (Table 1, Figure 1) and every displayed formula of the seed re-derived."""
 
-from privlab import cae
 from privlab.cae import derivations as dv
 from privlab.cae import examples
+from privlab.cae.examples import salary_table
 from privlab.params import Int, List, MapOf, Real, Str
 from privlab.registry import experiment
 from privlab.relations import Ordered
@@ -43,7 +43,7 @@ example.judged_by(verdicts.example, x="x", p="p", limits="claims")
     },
 )
 def table1_fig1(cfg, ctx):
-    return cae.salary_table(cfg.examples, unit=cfg.unit)
+    return salary_table(cfg.examples, unit=cfg.unit)
 
 
 table1_fig1.judged_by(verdicts.table1_fig1, limits="claims")

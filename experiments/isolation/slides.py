@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from functools import partial
 
-from privlab import isolation as iso
-from privlab.context import effective_jobs
+from privlab.context import effective_workers
 from privlab.isolation import derivations
+from privlab.isolation.data import SCALINGS, numeric_records
+from privlab.isolation.mechanisms import Sanitizer
+from privlab.isolation.sweeps import bad_sanitizer_table, c_T_table, real_data_table, results_table, utility_table
 from privlab.params import Choice, Int, List, Optional, Real, Str
 from privlab.registry import Tolerance, experiment
 from privlab.relations import Cost, Ordered, memory_budget
@@ -24,8 +26,8 @@ ATTACK = {"n": N, "T": T_, "c": C, "m": M}  # the RDB size, the privacy paramete
 # a worker holds, per cell (d, sanitizer), RDB and its sanitized copy (n x d) and the outputs (m x d), float64
 POINTS_MEMORY = Cost(
     "points held: (2 n + m + m_any) x max(dims) x 8 bytes x workers",
-    lambda n, m, m_any, dims, n_jobs: (2 * n + m + m_any) * max(dims) * 8 * effective_jobs(n_jobs),
-    "n", "m", "m_any", "dims", "n_jobs",
+    lambda n, m, m_any, dims, workers: (2 * n + m + m_any) * max(dims) * 8 * effective_workers(workers),
+    "n", "m", "m_any", "dims", "workers",
     high=memory_budget(),
     limit="half of this machine's memory",
 )  # fmt: skip
@@ -39,7 +41,7 @@ RATE_TOL = {
 }
 
 
-def _sanitizers(cfg, ctx) -> list[tuple[str, iso.Sanitizer]]:
+def _sanitizers(cfg, ctx) -> list[tuple[str, Sanitizer]]:
     """The configured sanitizers as (label, sanitizer), in config order."""
     return [(m.label, m.impl) for m in ctx.mechanisms(cfg.mechanism, kind="sanitizer").values()]
 
@@ -71,7 +73,7 @@ def isolation_vs_d(cfg, ctx):
     for d in cfg.dims:
         ctx.describe_data({"name": "uniform_cube", "n": cfg.n, "d": d})
     sans, run = _sanitizers(cfg, ctx), partial(ctx.map, desc="isolation vs d")
-    return iso.results_table(cfg.n, cfg.dims, cfg.T, cfg.c, cfg.m, sans, ctx.seed_sequence, m_any=cfg.m_any, map_fn=run)
+    return results_table(cfg.n, cfg.dims, cfg.T, cfg.c, cfg.m, sans, ctx.seed_sequence, m_any=cfg.m_any, map_fn=run)
 
 
 isolation_vs_d.judged_by(verdicts.isolation_vs_d, limits="claims", c="c")
@@ -90,7 +92,7 @@ isolation_vs_d.judged_by(verdicts.isolation_vs_d, limits="claims", c="c")
 def isolation_vs_c_T(cfg, ctx):
     ctx.describe_data({"name": "uniform_cube", "n": cfg.n, "d": cfg.d})
     sans, run = _sanitizers(cfg, ctx), partial(ctx.map, desc="isolation vs c, T")
-    return iso.c_T_table(cfg.n, cfg.d, cfg.cs, cfg.Ts, cfg.m, sans, ctx.seed_sequence, map_fn=run)
+    return c_T_table(cfg.n, cfg.d, cfg.cs, cfg.Ts, cfg.m, sans, ctx.seed_sequence, map_fn=run)
 
 
 isolation_vs_c_T.judged_by(verdicts.isolation_vs_c_T, limits="claims", talk_c="talk_c")
@@ -115,7 +117,7 @@ isolation_vs_c_T.judged_by(verdicts.isolation_vs_c_T, limits="claims", talk_c="t
 def bad_sanitizer(cfg, ctx):
     ctx.describe_data({"name": "uniform_cube", "n": cfg.n, "d": cfg.d})
     run = partial(ctx.map, desc="bad sanitizer")
-    return iso.bad_sanitizer_table(cfg.n, cfg.d, cfg.T, cfg.c, cfg.m, cfg.stretches, ctx.seed_sequence, map_fn=run)
+    return bad_sanitizer_table(cfg.n, cfg.d, cfg.T, cfg.c, cfg.m, cfg.stretches, ctx.seed_sequence, map_fn=run)
 
 
 bad_sanitizer.judged_by(verdicts.bad_sanitizer, limits="claims")
@@ -131,7 +133,7 @@ bad_sanitizer.judged_by(verdicts.bad_sanitizer, limits="claims")
     params={
         "columns": List(Str(), unique=True),
         "n_rows": Optional(Int(2, 10**7, limit="rows of the data set held")),
-        "scalings": List(Choice(*iso.SCALINGS), unique=True),
+        "scalings": List(Choice(*SCALINGS), unique=True),
         **{k: v for k, v in ATTACK.items() if k != "n"},
         "claims": {"scaling_slack": Real(0)},
     },
@@ -139,14 +141,12 @@ bad_sanitizer.judged_by(verdicts.bad_sanitizer, limits="claims")
 )
 def real_data(cfg, ctx):
     name, frame = cfg.dataset.name, ctx.dataset(cfg.dataset)
-    records = iso.numeric_records(frame, cfg.columns, cfg.n_rows, ctx.seed_sequence("real", "rows"), name=name)
+    records = numeric_records(frame, cfg.columns, cfg.n_rows, ctx.seed_sequence("real", "rows"), name=name)
     if cfg.n_rows is not None and cfg.n_rows > records.shape[0]:  # the documented cap, said where it applies
         ctx.log(f"n_rows {cfg.n_rows:,} is above the {records.shape[0]:,} complete rows of {name}: all are used")
     ctx.describe_data({"name": "uniform_cube", "n": records.shape[0], "d": records.shape[1]})  # the reference rows
     sans, run = _sanitizers(cfg, ctx), partial(ctx.map, desc="real data")
-    return iso.real_data_table(
-        records, cfg.scalings, cfg.T, cfg.c, cfg.m, sans, ctx.seed_sequence, data=name, map_fn=run
-    )
+    return real_data_table(records, cfg.scalings, cfg.T, cfg.c, cfg.m, sans, ctx.seed_sequence, data=name, map_fn=run)
 
 
 real_data.judged_by(verdicts.real_data, limits="claims", dataset="dataset.name", columns="columns")  # adult or acs
@@ -190,7 +190,7 @@ def utility(cfg, ctx):
         ctx.describe_data({"name": "gaussian_mixture", "n": cfg.n, "d": d, "k": cfg.k, "sigma": cfg.sigma})
     kw = {k: cfg[k] for k in ("k", "sigma", "n_boxes", "box_dims", "n_init")}
     sans, run = _sanitizers(cfg, ctx), partial(ctx.map, desc="utility")
-    return iso.utility_table(cfg.dims, cfg.n, cfg.T, sans, ctx.seed_sequence, **kw, map_fn=run)
+    return utility_table(cfg.dims, cfg.n, cfg.T, sans, ctx.seed_sequence, **kw, map_fn=run)
 
 
 utility.judged_by(verdicts.utility, limits="claims")

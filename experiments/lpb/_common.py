@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from privlab import lpb
+from privlab.lpb.examples import attribute_columns
 from privlab.params import Int, List, MapOf, Real, Str
 from privlab.registry import Tolerance
 
@@ -24,7 +24,7 @@ CALIBRATION: dict[str, Any] = {
 
 def columns(cfg, ctx) -> dict:
     """The configured attributes' columns of the configured data set (records without a value left out)."""
-    return lpb.attribute_columns(ctx.dataset(cfg.dataset), cfg.attributes, cfg.dataset.name)
+    return attribute_columns(ctx.dataset(cfg.dataset), cfg.attributes, cfg.dataset.name)
 
 
 def calibration(cfg, ctx):

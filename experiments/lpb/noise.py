@@ -3,7 +3,9 @@ checkable, and the breach simulation against the informed adversary (Section IV)
 
 from __future__ import annotations
 
-from privlab import lpb
+from privlab.lpb.breach import PRIORS, breach_grid
+from privlab.lpb.equivalence import lpb_vs_dp_grid
+from privlab.lpb.noise_ratio import dp_noise_ratio, lpb_noise_ratio
 from privlab.params import Choice, Int, List, Real
 from privlab.registry import IGNORE, Tolerance, experiment
 from privlab.relations import Ordered, Subset
@@ -26,7 +28,7 @@ NR_FIGURES = {f"fig{n}_{a.replace('-', '_')}": figures.noise_ratio(a, n) for a, 
     smoke=("n_queries=40",),
 )
 def fig2_4_noise_ratio(cfg, ctx):
-    return lpb.lpb_noise_ratio(
+    return lpb_noise_ratio(
         columns(cfg, ctx),
         panels=cfg.panels,
         rho2_grid=cfg.rho2_grid,
@@ -51,7 +53,7 @@ fig2_4_noise_ratio.judged_by(verdicts.fig2_4_noise_ratio, claim_rho2="claim_rho2
 )
 def fig5_dp_noise_ratio(cfg, ctx):
     data = columns(cfg, ctx)
-    return lpb.dp_noise_ratio(data, cfg.epsilons, cfg.n_queries, seed_sequence=ctx.seed_sequence, map_fn=ctx.map)
+    return dp_noise_ratio(data, cfg.epsilons, cfg.n_queries, seed_sequence=ctx.seed_sequence, map_fn=ctx.map)
 
 
 fig5_dp_noise_ratio.judged_by(verdicts.fig5_dp_noise_ratio, limits="claims")
@@ -68,7 +70,7 @@ fig5_dp_noise_ratio.judged_by(verdicts.fig5_dp_noise_ratio, limits="claims")
     smoke=("n_queries=40",),
 )
 def fig5_lpb_vs_dp(cfg, ctx):
-    return lpb.lpb_vs_dp_grid(
+    return lpb_vs_dp_grid(
         columns(cfg, ctx),
         panels=cfg.panels,
         rho2_grid=cfg.rho2_grid,
@@ -95,7 +97,7 @@ fig5_lpb_vs_dp.judged_by(verdicts.fig5_lpb_vs_dp, limits="claims")
     params={
         **ADULT,
         "rho2": PROB,
-        "priors": List(Choice(*lpb.PRIORS), unique=True),
+        "priors": List(Choice(*PRIORS), unique=True),
         "eps_factors": List(POS),
         "target_index": TARGET_INDEX,
         "n_responses": Int(1, 10**9, limit="responses per setting"),
@@ -106,7 +108,7 @@ fig5_lpb_vs_dp.judged_by(verdicts.fig5_lpb_vs_dp, limits="claims")
     smoke=("n_responses=200", "chunk=100"),
 )
 def breach_check(cfg, ctx):
-    return lpb.breach_grid(
+    return breach_grid(
         columns(cfg, ctx),
         panels=cfg.panels,
         rho2=cfg.rho2,

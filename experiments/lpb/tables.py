@@ -3,8 +3,10 @@ Figure 1's lambda vs rho1, Section V's description of Adult, and the ACS twins o
 
 from __future__ import annotations
 
-from privlab import lpb
 from privlab.lpb import derivations
+from privlab.lpb.adversary import QUERIES
+from privlab.lpb.calibration import lambda_table
+from privlab.lpb.examples import attribute_table, data_facts, worked_example_table
 from privlab.params import Choice, Int, List, Real, Str
 from privlab.registry import experiment
 from privlab.relations import Each, Ordered
@@ -21,7 +23,7 @@ from ._common import ADULT, POS, PROB, columns
     params={
         "universe": List(Real()),
         "known": List(Real(), min_len=0),
-        "query": Choice(*lpb.QUERIES),
+        "query": Choice(*QUERIES),
         "epsilon": POS,
         "response_candidates": List(Real()),
         "rho1": PROB,
@@ -30,7 +32,7 @@ from ._common import ADULT, POS, PROB, columns
     relations=(Ordered("rho1", "rho2"),),
 )
 def table1(cfg, ctx):
-    return lpb.worked_example_table(
+    return worked_example_table(
         cfg.universe, cfg.known, cfg.query, cfg.epsilon, cfg.response_candidates, printed=cfg.printed
     )
 
@@ -63,7 +65,7 @@ formulas.judged_by(verdicts.formulas)
     params=ADULT,
 )
 def table2(cfg, ctx):
-    return lpb.attribute_table(columns(cfg, ctx), cfg.printed, cfg.stands_for)
+    return attribute_table(columns(cfg, ctx), cfg.printed, cfg.stands_for)
 
 
 table2.judged_by(verdicts.table2, panels="panels", stands_for="stands_for", data_name="dataset.name")
@@ -85,7 +87,7 @@ table2.judged_by(verdicts.table2, panels="panels", stands_for="stands_for", data
     smoke=("rho1_points=4",),
 )
 def fig1_lambda(cfg, ctx):
-    return lpb.lambda_table(columns(cfg, ctx), cfg.rho2, cfg.rho1_min, cfg.rho1_max, cfg.rho1_points)
+    return lambda_table(columns(cfg, ctx), cfg.rho2, cfg.rho1_min, cfg.rho1_max, cfg.rho1_points)
 
 
 fig1_lambda.judged_by(verdicts.fig1_lambda, stands_for="stands_for", data_name="dataset.name")
@@ -98,7 +100,7 @@ fig1_lambda.judged_by(verdicts.fig1_lambda, stands_for="stands_for", data_name="
     params={**ADULT, "class_label": Str()},
 )
 def data_description(cfg, ctx):
-    return lpb.data_facts(ctx.dataset(cfg.dataset), cfg.class_label, cfg.attributes)
+    return data_facts(ctx.dataset(cfg.dataset), cfg.class_label, cfg.attributes)
 
 
 data_description.judged_by(verdicts.data_description, class_label="class_label")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from privlab import multilevel as ml
+from privlab.multilevel.priors import PRIOR, make_priors
 from privlab.params import MapOf, Optional, Real
 from privlab.registry import Tolerance
 
 P, POS = Real(0, 1, low_open=True), Real(0, low_open=True)
-PRIORS = MapOf(Optional(ml.PRIOR))  # the laws of X; null: switched off (a twin without real data for it)
+PRIORS = MapOf(Optional(PRIOR))  # the laws of X; null: switched off (a twin without real data for it)
 ON_ACS = "; salary and occupation laws from real ACS records (PINCP in 5K bins; INDP_CAT, s = 20)"  # twins' summary
 
 
@@ -18,4 +18,4 @@ def mc_tol(**se_of: str) -> dict[str, Tolerance]:
 
 def laws_of_x(cfg, ctx):
     """The switched-on laws of X, each on its own domain (its length is s)."""
-    return ml.make_priors(cfg.distributions, cfg.domain_size, dataset=ctx.dataset)
+    return make_priors(cfg.distributions, cfg.domain_size, dataset=ctx.dataset)

@@ -6,8 +6,13 @@ from __future__ import annotations
 import math
 from functools import partial
 
-from privlab import multilevel as ml
-from privlab.context import effective_jobs
+from privlab.context import effective_workers
+from privlab.multilevel._checks import MAX_CELLS
+from privlab.multilevel.collusion import RECIPIENTS, agreement_table, collusion_table, equivalence_table
+from privlab.multilevel.exact import MAX_EXACT_COPIES
+from privlab.multilevel.montecarlo import KERNELS, collusion_counts, collusion_identity
+from privlab.multilevel.overhead import overhead_table
+from privlab.multilevel.schemes import confidence_table
 from privlab.params import Bool, Choice, Int, List, MapOf, Real, Str
 from privlab.registry import IGNORE, Tolerance, experiment
 from privlab.relations import Cost, Ordered, Product, memory_budget
@@ -17,23 +22,23 @@ from . import verdicts
 from ._common import ON_ACS, POS, PRIORS, P, laws_of_x, mc_tol
 
 MC = {
-    "domain_size": Int(2, math.isqrt(math.isqrt(ml.MAX_CELLS)), limit="F holds s^4 int64 cells, at most 2^27 (1 GiB)"),
+    "domain_size": Int(2, math.isqrt(math.isqrt(MAX_CELLS)), limit="F holds s^4 int64 cells, at most 2^27 (1 GiB)"),
     "retention": {"a": P, "b": P, "c": P},
     "distributions": PRIORS,
     "mc": {
         "trials": Int(1, 10**13, limit="trials per distribution"),
         # counted in uint32 cells (2^32 - 1 at most); a chunk is the unit of resumption, seconds each
         "chunk": Int(1, 10**8, limit="trials per chunk, the unit of resumption, a few seconds each"),
-        "kernel": Choice(*ml.KERNELS),
+        "kernel": Choice(*KERNELS),
         "checkpoint_seconds": Real(0),
     },
 }
 # F[X, Y_a, Y_b, Y_c]: s^4 int64 counts held by each worker and by the run that adds them up
 F_MEMORY = Cost(
     "the counts F: domain_size^4 x 8 bytes x (workers + 1)",
-    lambda s, n_jobs: s**4 * 8 * (effective_jobs(n_jobs) + 1),
+    lambda s, workers: s**4 * 8 * (effective_workers(workers) + 1),
     "domain_size",
-    "n_jobs",
+    "workers",
     high=memory_budget(),
     limit="half of this machine's memory",
 )
@@ -48,10 +53,10 @@ def retention(cfg) -> list[float]:
 def counts(cfg, ctx, name: str, prior):
     """F[X, Y_a, Y_b, Y_c] for the X distribution ``name``: resumable, shared by fig5, fig6 and agreement."""
     mc, ps, seed = cfg.mc, retention(cfg), ctx.seed_sequence("mc", name)
-    identity = ml.collusion_identity(
+    identity = collusion_identity(
         prior, ps, domain_size=prior.size, trials=mc.trials, chunk=mc.chunk, seed=seed, kernel=mc.kernel
     )
-    return ml.collusion_counts(
+    return collusion_counts(
         prior,
         ps,
         domain_size=prior.size,
@@ -60,7 +65,7 @@ def counts(cfg, ctx, name: str, prior):
         seed=seed,
         kernel=mc.kernel,
         map_fn=ctx.map_unordered,
-        workers=ctx.n_jobs,
+        workers=ctx.workers,
         checkpoint=ctx.checkpoint("multilevel_mc", **identity),
         checkpoint_seconds=mc.checkpoint_seconds,
         log=lambda m: ctx.log(f"{name}: {m}"),
@@ -89,7 +94,7 @@ def counts(cfg, ctx, name: str, prior):
     smoke=MC_SMOKE,
 )
 def fig5_collusion(cfg, ctx):
-    return ml.collusion_table(laws_of_x(cfg, ctx), retention(cfg), cfg.cells, partial(counts, cfg, ctx))
+    return collusion_table(laws_of_x(cfg, ctx), retention(cfg), cfg.cells, partial(counts, cfg, ctx))
 
 
 @experiment(
@@ -100,14 +105,14 @@ def fig5_collusion(cfg, ctx):
     figures={"fig6_equivalence": plots.equivalence},
     params={
         **MC,
-        "equivalence": MapOf({"recipient": Choice(*ml.RECIPIENTS), "x": Int(1)}),
+        "equivalence": MapOf({"recipient": Choice(*RECIPIENTS), "x": Int(1)}),
         "claims": {"exact_tol": POS, "alpha": P},
     },
     relations=(Ordered("equivalence", "domain_size", strict=False), F_MEMORY),
     smoke=MC_SMOKE,
 )
 def fig6_equivalence(cfg, ctx):
-    return ml.equivalence_table(laws_of_x(cfg, ctx), retention(cfg), cfg.equivalence, partial(counts, cfg, ctx))
+    return equivalence_table(laws_of_x(cfg, ctx), retention(cfg), cfg.equivalence, partial(counts, cfg, ctx))
 
 
 @experiment(
@@ -121,7 +126,7 @@ def fig6_equivalence(cfg, ctx):
     smoke=GOF_SMOKE,
 )
 def agreement(cfg, ctx):
-    return ml.agreement_table(laws_of_x(cfg, ctx), retention(cfg), partial(counts, cfg, ctx), cfg.min_expected)
+    return agreement_table(laws_of_x(cfg, ctx), retention(cfg), partial(counts, cfg, ctx), cfg.min_expected)
 
 
 @experiment(
@@ -133,20 +138,20 @@ def agreement(cfg, ctx):
     figures={"fig7_independent": plots.independent},
     params={
         "domain_size": Int(2, 10**4, limit="chunk x s likelihoods held in memory"),
-        "pooled_ps": List(Real(0, 1, low_open=True, high_open=True), max_len=ml.MAX_EXACT_COPIES),
+        "pooled_ps": List(Real(0, 1, low_open=True, high_open=True), max_len=MAX_EXACT_COPIES),
         "mc": {
             "trials": Int(1, 10**10, limit="simulated tuples"),
             "chunk": Int(1, 10**6, limit="tuples per chunk held in memory"),
         },
         "claims": {"min_gain": Real(0), "z_max": POS},
     },
-    relations=(Product("mc.chunk", "domain_size", high=ml.MAX_CELLS, limit="likelihoods held in memory"),),
+    relations=(Product("mc.chunk", "domain_size", high=MAX_CELLS, limit="likelihoods held in memory"),),
     smoke=("mc.trials=20000", "mc.chunk=5000"),
 )
 def fig7_independent(cfg, ctx):
     mechs = {m.label: m.impl for m in ctx.mechanisms(cfg.mechanism, kind="perturbation").values()}  # label: scheme
     mc = cfg.mc
-    return ml.confidence_table(
+    return confidence_table(
         mechs,
         cfg.pooled_ps,
         cfg.domain_size,
@@ -197,8 +202,8 @@ def fig7_independent(cfg, ctx):
     smoke=("table_sizes=[2000]", "m_max=20", "m_step=10", "timings=false"),
 )
 def fig8_overhead(cfg, ctx):
-    serial = partial(ctx.map, desc="fig8", n_jobs=1)  # timings: one table size at a time (no memory-bandwidth race)
-    return ml.overhead_table(
+    serial = partial(ctx.map, desc="fig8", workers=1)  # timings: one table size at a time (no memory-bandwidth race)
+    return overhead_table(
         table_sizes=cfg.table_sizes,
         m=cfg.m_max,
         domain_size=cfg.domain_size,

@@ -3,7 +3,9 @@ by enumeration, and the distributions of X that Figures 5-6 simulate."""
 
 from __future__ import annotations
 
-from privlab import multilevel as ml
+from privlab.multilevel import derivations
+from privlab.multilevel.examples import example_table
+from privlab.multilevel.priors import prior_table
 from privlab.params import Int, List, Real
 from privlab.registry import experiment
 from privlab.relations import Ordered
@@ -12,7 +14,8 @@ from . import figures as plots
 from . import verdicts
 from ._common import ON_ACS, POS, PRIORS, P, laws_of_x
 
-# the worked examples enumerate s^3 outcomes: the library allows s up to ml.MAX_ENUMERATED, a run stays short
+# the worked examples enumerate s^3 outcomes: the library allows s up to privlab.multilevel.examples.MAX_ENUMERATED,
+# a run stays short
 ENUMERATED = 100
 
 
@@ -38,7 +41,7 @@ ENUMERATED = 100
 )
 def formulas(cfg, ctx):
     p, tol = cfg.printed.formulas, cfg.claims.tol
-    return ml.derivations.formula_table(p, cfg.instance, cfg.grid, cfg.lemma2, tol=tol, map_fn=ctx.map)
+    return derivations.formula_table(p, cfg.instance, cfg.grid, cfg.lemma2, tol=tol, map_fn=ctx.map)
 
 
 @experiment(
@@ -58,7 +61,7 @@ def formulas(cfg, ctx):
 )
 def example(cfg, ctx):
     r, ind = cfg.retention, cfg.independent
-    return ml.example_table(cfg.printed.numbers, cfg.domain_size, r.alice, r.bob, ind.domain_size, ind.retention)
+    return example_table(cfg.printed.numbers, cfg.domain_size, r.alice, r.bob, ind.domain_size, ind.retention)
 
 
 @experiment(
@@ -71,7 +74,7 @@ def example(cfg, ctx):
     smoke=("distributions.occupation.dataset.n=20000",),
 )
 def priors(cfg, ctx):
-    return ml.prior_table(laws_of_x(cfg, ctx), cfg.distributions)
+    return prior_table(laws_of_x(cfg, ctx), cfg.distributions)
 
 
 formulas.judged_by(verdicts.formulas)

@@ -26,7 +26,7 @@ from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig
 
 from privlab import multirun
-from privlab.context import effective_jobs
+from privlab.context import effective_workers
 
 
 class PrivlabLauncher(Launcher):
@@ -48,7 +48,7 @@ class PrivlabLauncher(Launcher):
         exp_ids = {o.split("=", 1)[1] for job in job_overrides for o in job if o.startswith("experiment=")}
         (exp_id,) = exp_ids  # privlab run names one experiment
         jobs = [[o for o in job if not o.startswith("experiment=")] for job in job_overrides]
-        multirun.run_sweep(exp_id, jobs, sweep_dir, workers=effective_jobs(self.workers), cluster=self.cluster)
+        multirun.run_sweep(exp_id, jobs, sweep_dir, workers=effective_workers(self.workers), cluster=self.cluster)
         # each job said its outcome and left its marker if it failed; Hydra's sweeper asks only that all ran
         return [_ran(job, sweep_dir / str(initial_job_idx + i)) for i, job in enumerate(job_overrides)]
 

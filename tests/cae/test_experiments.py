@@ -28,7 +28,7 @@ def test_example_experiment_end_to_end():
 @pytest.mark.slow
 def test_sdc_experiment_independent_of_workers(tmp_path):
     exp = registry.get("cae/fig2_query_restriction")
-    tables = [_run(exp.id, [*exp.smoke, f"n_jobs={jobs}"], tmp_path)[2] for jobs in (1, 2)]
+    tables = [_run(exp.id, [*exp.smoke, f"workers={jobs}"], tmp_path)[2] for jobs in (1, 2)]
     pd.testing.assert_frame_equal(tables[0], tables[1])
     assert list(dict.fromkeys(tables[0].technique)) == ["query_restriction", "sampling"]
     assert (tables[0].artifact_violation == 0).all()

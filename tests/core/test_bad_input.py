@@ -190,7 +190,7 @@ CLI_CASES = [
     ["run", "lpb/fig1_lambda", "=0.3"],
     ["run", "lpb/fig1_lambda", "results_dir=/proc/x"],
     ["run", "lpb/fig1_lambda", "rho2=0.3,1.5", "--multirun"],
-    ["reproduce", "--jobs", "0", "--paper", "lpb"],
+    ["reproduce", "--workers", "0", "--paper", "lpb"],
     ["reproduce", "--bogus"],
     ["check", "--reference", "/nonexistent", "lpb/table1"],
     ["sweep-report", "/nonexistent"],

@@ -20,7 +20,7 @@ def _slow_square(x: int) -> int:
 
 
 def test_map_unordered_yields_every_result_as_it_finishes():
-    ctx = RunContext(n_jobs=2, progress=False)
+    ctx = RunContext(workers=2, progress=False)
     results = list(ctx.map_unordered(_slow_square, range(6)))
     assert sorted(results) == [x * x for x in range(6)]
     assert results[0] != 0  # item 0 is slow: another result came first, nothing waited for it
@@ -28,7 +28,7 @@ def test_map_unordered_yields_every_result_as_it_finishes():
 
 
 def test_map_unordered_is_lazy_and_serial_with_one_worker():
-    ctx = RunContext(n_jobs=1, progress=False)
+    ctx = RunContext(workers=1, progress=False)
     seen = []
     gen = ctx.map_unordered(lambda x: seen.append(x) or x, [1, 2, 3])
     assert seen == []  # nothing runs before the caller asks

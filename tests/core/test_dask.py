@@ -45,8 +45,8 @@ def _table(exp_id: str, overrides: list[str], tmp_path: Path) -> str:
 def test_dask_context_uses_the_cluster(cluster):
     local, client = cluster
     workers = set(client.run(os.getpid).values())
-    with RunContext(n_jobs=-1, backend="dask", backend_address=local.scheduler_address, progress=False) as ctx:
-        assert ctx.n_jobs == 2  # -1: every worker thread of the cluster
+    with RunContext(workers=-1, backend="dask", backend_address=local.scheduler_address, progress=False) as ctx:
+        assert ctx.workers == 2  # -1: every worker thread of the cluster
         pids = set(ctx.map_unordered(_pid, range(8)))
         assert pids <= workers and os.getpid() not in pids
         assert ctx.map(_pid, range(3)) and ctx._client is not None
@@ -57,7 +57,7 @@ def test_collusion_mc_on_dask_is_byte_identical(cluster, tmp_path):
     local, _ = cluster
     what = {"chunk": 40_000, "seed": np.random.SeedSequence(5, spawn_key=(3,))}
     serial = ml.collusion_counts(PRIOR, PS, S, 400_000, **what)
-    with RunContext(n_jobs=2, backend="dask", backend_address=local.scheduler_address, scratch_dir=tmp_path) as ctx:
+    with RunContext(workers=2, backend="dask", backend_address=local.scheduler_address, scratch_dir=tmp_path) as ctx:
         store = ctx.checkpoint("mc", **ml.collusion_identity(PRIOR, PS, S, 400_000, **what))
         on_dask = ml.collusion_counts(
             PRIOR, PS, S, 400_000, **what, map_fn=ctx.map_unordered, workers=3, checkpoint=store, checkpoint_seconds=0
@@ -68,15 +68,15 @@ def test_collusion_mc_on_dask_is_byte_identical(cluster, tmp_path):
 
 def test_multilevel_experiment_on_dask_is_byte_identical(cluster, tmp_path):
     address = cluster[0].scheduler_address
-    serial = _table("multilevel/fig5_collusion", ["n_jobs=1"], tmp_path / "serial")
-    dask = ["n_jobs=2", "joblib_backend=dask", f"joblib_address={address}"]
+    serial = _table("multilevel/fig5_collusion", ["workers=1"], tmp_path / "serial")
+    dask = ["workers=2", "joblib_backend=dask", f"joblib_address={address}"]
     assert _table("multilevel/fig5_collusion", dask, tmp_path / "dask") == serial
 
 
 def test_other_paper_on_dask_is_byte_identical(cluster, tmp_path):
     address = cluster[0].scheduler_address
-    serial = _table("lpb/fig2_4_noise_ratio", ["n_jobs=1"], tmp_path / "serial")
-    dask = ["n_jobs=2", "joblib_backend=dask", f"joblib_address={address}"]
+    serial = _table("lpb/fig2_4_noise_ratio", ["workers=1"], tmp_path / "serial")
+    dask = ["workers=2", "joblib_backend=dask", f"joblib_address={address}"]
     assert _table("lpb/fig2_4_noise_ratio", dask, tmp_path / "dask") == serial
 
 
@@ -86,8 +86,8 @@ def test_cli_sweep_on_dask_is_identical(cluster, tmp_path):
     address = cluster[0].scheduler_address
     sweep = ["run", "lpb/fig2_4_noise_ratio", "n_queries=40", "seed=1,2", "--multirun"]
     tables = {}
-    dask = ["n_jobs=2", "joblib_backend=dask", f"joblib_address={address}"]
-    for name, extra in (("serial", ["n_jobs=1"]), ("dask", dask)):
+    dask = ["workers=2", "joblib_backend=dask", f"joblib_address={address}"]
+    for name, extra in (("serial", ["workers=1"]), ("dask", dask)):
         env = {**os.environ, "PRIVLAB_RESULTS": str(tmp_path / name)}
         done = subprocess.run(
             [sys.executable, "-m", "privlab.cli", *sweep, *extra], capture_output=True, text=True, cwd=ROOT, env=env
@@ -106,6 +106,6 @@ def test_missing_dask_is_one_clear_line(monkeypatch):
     from privlab import PrivlabError
 
     monkeypatch.setitem(sys.modules, "dask.distributed", None)  # import fails as if not installed
-    ctx = RunContext(n_jobs=2, backend="dask", progress=False)
+    ctx = RunContext(workers=2, backend="dask", progress=False)
     with pytest.raises(PrivlabError, match=r"joblib_backend=dask needs dask\[distributed\] installed"):
         ctx.map(_pid, range(3))

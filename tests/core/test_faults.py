@@ -48,7 +48,7 @@ def raises(cfg, ctx):
 
 @experiment(artifact="T3", summary="a worker dies", keys=("x",), params={"n": Int(1)})
 def worker_dies(cfg, ctx):
-    return pd.DataFrame({"x": ctx.map(_die, range(4), n_jobs=2)})
+    return pd.DataFrame({"x": ctx.map(_die, range(4), workers=2)})
 
 
 @experiment(artifact="T4", summary="out of memory", keys=("x",), params={"n": Int(1)})
@@ -58,7 +58,7 @@ def memory(cfg, ctx):
 
 @experiment(artifact="T5", summary="slow, in workers", keys=("x",), params={"n": Int(1)})
 def slow(cfg, ctx):
-    waits = ctx.map(_slow, [float(os.environ.get("FAULTY_SLEEP", "0"))] * 2, n_jobs=2)
+    waits = ctx.map(_slow, [float(os.environ.get("FAULTY_SLEEP", "0"))] * 2, workers=2)
     return pd.DataFrame({"x": range(len(waits))})
 '''
 

@@ -204,3 +204,56 @@ def test_every_module_imports_only_from_its_floor_and_below():
 def test_the_papers_and_the_framework_have_no_late_privlab_import():
     late = [(m, line, t) for m, line, t in in_function_imports() if _own(t)]
     assert late == []
+
+
+PAPERS = ("bucketization", "cae", "isolation", "lpb", "multilevel")
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_a_papers_face_is_small(paper):
+    """``privlab/<paper>/__init__.py`` hands on the classes and the few functions a user calls."""
+    tree = ast.parse((ROOT / paper / "__init__.py").read_text(encoding="utf-8"))
+    body = tree.body[1:] if ast.get_docstring(tree) else tree.body
+    code_lines = sum(node.end_lineno - node.lineno + 1 for node in body)
+    assert code_lines <= 25, f"privlab/{paper}/__init__.py holds {code_lines} lines of code"
+    names = next(node.value for node in body if isinstance(node, ast.Assign) and node.targets[0].id == "__all__")
+    assert len(names.elts) <= 12
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_old_paths_still_resolve_for_one_release(paper):
+    import importlib
+
+    face = importlib.import_module(f"privlab.{paper}")
+    for module in ("derivations",):
+        assert importlib.import_module(f"privlab.{paper}.{module}") is getattr(face, module)
+    with pytest.raises(AttributeError):
+        face.no_such_name  # noqa: B018
+
+
+def test_experiments_import_library_functions_from_their_module():
+    """An experiment names ``privlab.<paper>.<module>.<function>``, not the face's copy of it."""
+    import importlib
+
+    faces = {paper: set(importlib.import_module(f"privlab.{paper}").__all__) for paper in PAPERS}
+    for paper in PAPERS:  # a module of the package is its own home
+        faces[paper] |= {p.stem for p in (ROOT / paper).glob("*.py")}
+    through_face = []
+    for path in sorted(EXPERIMENTS.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases = {
+            alias.asname or alias.name: alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module == "privlab"
+            for alias in node.names
+            if alias.name in PAPERS
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module in {f"privlab.{p}" for p in PAPERS}:
+                paper = node.module.split(".")[1]
+                through_face += [f"{path.name}: {a.name}" for a in node.names if a.name not in faces[paper]]
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+                if node.attr not in faces[aliases[node.value.id]]:
+                    through_face.append(f"{path.name}:{node.lineno}: {node.value.id}.{node.attr}")
+    assert through_face == []

@@ -150,7 +150,7 @@ PROBES = [
     Probe("glob sweep of a parameter", ["run", F1, "rho2=glob(*)", "--multirun"], "rho2=glob(...) picks options of a config group"),
     Probe("range of a billion jobs", ["run", F1, "rho2=range(0,1000000000)", "--multirun"], "makes 1,000,000,000 jobs, at most 100,000"),
     Probe("sweeps multiplying past the bound", ["run", F1, "rho2=range(0,400)", "seed=range(0,400)", "--multirun"], "= 160,000 jobs, at most 100,000"),
-    Probe("joblib n_jobs=0", ["run", F1, "hydra/launcher=joblib", "hydra.launcher.n_jobs=0", "rho2=0.3,0.4", "--multirun"], "hydra.launcher.n_jobs must be an integer other than 0"),
+    Probe("joblib workers=0", ["run", F1, "hydra/launcher=joblib", "hydra.launcher.n_jobs=0", "rho2=0.3,0.4", "--multirun"], "hydra.launcher.n_jobs must be an integer other than 0"),
     Probe("privlab launcher workers=0", ["run", F1, "hydra.launcher.workers=0", "rho2=0.3,0.4", "--multirun"], "hydra.launcher.workers must be an integer other than 0"),
     Probe("a very long key", ["run", F1, "a" * 5000 + "=1"], "is 5,000 characters long; no parameter name is longer"),
     Probe("unwritable hydra.run.dir", ["run", F1, "hydra.run.dir=/proc/privlab"], "hydra.run.dir /proc/privlab is not a writable directory"),
@@ -186,7 +186,7 @@ PROBES = [
     Probe("sweep-report: a bad --where writes nothing", ["sweep-report", "{tmp}/sweep", "--where", "nope=1"], "--where must name result columns (job, rho2, ", setup=lambda t: _sweep(t)),
     Probe("fig8: a run of hours refused by its cost", ["run", "multilevel/fig8_overhead", "domain_size=2147483647", "table_sizes=[100000000]", "m_max=100000", "m_step=1"], "tuple releases: sum(table_sizes) x m_max = 10,000,000,000,000 must be at most"),
     Probe("kin: fig8's exact expectations", ["run", "multilevel/fig8_overhead", "table_sizes=[10]", "m_max=100000", "m_step=1"], "terms of the exact expectations: m_max^2 / m_step"),
-    Probe("isolation_vs_d: memory refused at compose time", ["run", "isolation/isolation_vs_d", "n=1000000", "dims=[1000]", "m=1000000", "m_any=1000000", "n_jobs=-1"], "points held: (2 n + m + m_any) x max(dims) x 8 bytes x workers"),
+    Probe("isolation_vs_d: memory refused at compose time", ["run", "isolation/isolation_vs_d", "n=1000000", "dims=[1000]", "m=1000000", "m_any=1000000", "workers=-1"], "points held: (2 n + m + m_any) x max(dims) x 8 bytes x workers"),
     Probe("PRIVLAB_REFERENCE missing: said as such", ["check", "lpb/table1"], "PRIVLAB_REFERENCE /nonexistent/ref is not a directory", env={"PRIVLAB_REFERENCE": "/nonexistent/ref"}),
     Probe("epsilon: --plot a directory", ["epsilon", "--data", "{tmp}/big.csv", "--column", "b", "--rho1", "0.1", "--rho2", "0.5", "--plot", "{tmp}"], "is a directory; give a file name", setup=_files),
 ]
@@ -484,11 +484,11 @@ def test_memory_bound_of_the_collusion_counts_covers_the_workers():
     from privlab.experiments.multilevel.paper_figures import F_MEMORY
 
     small = Cost(F_MEMORY.what, F_MEMORY.fn, *F_MEMORY.names(), high=2**31, limit=F_MEMORY.limit)
-    small.check({"domain_size": 107, "n_jobs": 1})  # 2 copies of 1 GiB: within 2 GiB
+    small.check({"domain_size": 107, "workers": 1})  # 2 copies of 1 GiB: within 2 GiB
     with pytest.raises(
-        PrivlabError, match=r"the counts F: .* must be at most 2,147,483,648 .* lower domain_size or n_jobs"
+        PrivlabError, match=r"the counts F: .* must be at most 2,147,483,648 .* lower domain_size or workers"
     ):
-        small.check({"domain_size": 107, "n_jobs": 4})
+        small.check({"domain_size": 107, "workers": 4})
 
 
 def test_probe_count():

@@ -1,4 +1,4 @@
-"""``privlab reproduce`` without --jobs runs papers side by side (privlab.reproduce_pool): the same
+"""``privlab reproduce`` without --workers runs papers side by side (privlab.reproduce_pool): the same
 tables as one at a time, each paper's experiments in order, a fault or a dead worker process
 only its own experiment's line (one run of the command checks all of it: each run starts
 processes that import privlab)."""

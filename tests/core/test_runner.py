@@ -54,8 +54,8 @@ def test_compose_errors(exp_id, overrides, message):
 
 
 def test_seeds_do_not_depend_on_workers():
-    a = RunContext(seed=3, n_jobs=1).rng("age", 0.5).random(4)
-    b = RunContext(seed=3, n_jobs=8).rng("age", 0.5).random(4)
+    a = RunContext(seed=3, workers=1).rng("age", 0.5).random(4)
+    b = RunContext(seed=3, workers=8).rng("age", 0.5).random(4)
     c = RunContext(seed=3).rng("age", 0.6).random(4)
     assert (a == b).all() and not (a == c).all()
 
@@ -68,7 +68,7 @@ def _square(item):
 
 
 def test_parallel_map_identical_to_serial():
-    ctx1, ctx2 = RunContext(seed=1, n_jobs=1), RunContext(seed=1, n_jobs=2)
+    ctx1, ctx2 = RunContext(seed=1, workers=1), RunContext(seed=1, workers=2)
     items = [(i, ctx1.seed_sequence(i)) for i in range(6)]
     assert ctx1.map(_square, items) == ctx2.map(_square, items)
 
@@ -144,7 +144,7 @@ def test_failed_run_keeps_previous_result(tmp_path, monkeypatch):
 def test_tables_identical_for_any_worker_count(tmp_path):
     tables = []
     for jobs in (1, 2):
-        cfg = runner.compose("lpb/fig2_4_noise_ratio", [f"n_jobs={jobs}"])
+        cfg = runner.compose("lpb/fig2_4_noise_ratio", [f"workers={jobs}"])
         ctx = runner.make_context(cfg, tmp_path, log=lambda m: None)
         tables.append(runner.table_to_csv(runner.run_table(registry.get(cfg.id), cfg, ctx)))
     assert tables[0] == tables[1]

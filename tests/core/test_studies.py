@@ -160,8 +160,8 @@ def test_robustness_needs_its_baseline():
 # ---------------------------------------------------------------------------------------
 # running studies
 # ---------------------------------------------------------------------------------------
-def _run(study_id: str, results: Path, jobs: int = 2) -> study.StudyOutcome:
-    assert study.run_study(study_id, jobs=jobs, results=str(results)) == 0
+def _run(study_id: str, results: Path, workers: int = 2) -> study.StudyOutcome:
+    assert study.run_study(study_id, workers=workers, results=str(results)) == 0
     s = study.get(study_id)
     return study.outcome(s, s.sweep_dir(results, "quick") / sweeps.CLAIMS_CSV, "quick")
 
@@ -177,7 +177,7 @@ def _same_as_committed(study_id: str, results: Path) -> None:
 
 def test_a_study_runs_and_the_report_has_its_robustness(results, capsys):
     """bucketization/offset_b at the quick scale: its committed outcome again, then report.html's section."""
-    found = _run("bucketization/offset_b", results, jobs=1)  # in this process: no pool to start
+    found = _run("bucketization/offset_b", results, workers=1)  # in this process: no pool to start
     out = capsys.readouterr().out
     assert "claim: OCC: thetas where l-diversity is eligible (Section 7.1): agree at the baseline" in out
     _same_as_committed("bucketization/offset_b", results)
@@ -189,7 +189,7 @@ def test_a_study_runs_and_the_report_has_its_robustness(results, capsys):
     assert page.count('<tr class="robust') == sum(c.checkable for c in found.claims)
     markdown = (results / report.MARKDOWN_NAME).read_text()
     assert "## Robustness" in markdown and "| bucketization | OCC: thetas where l-diversity is eligible" in markdown
-    again = study.run_study("bucketization/offset_b", jobs=1, results=str(results))  # resumed: all skipped
+    again = study.run_study("bucketization/offset_b", workers=1, results=str(results))  # resumed: all skipped
     assert again == 0 and capsys.readouterr().out.count("skipped") == len(
         study.get("bucketization/offset_b").jobs("quick")
     )

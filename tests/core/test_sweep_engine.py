@@ -288,8 +288,8 @@ def test_sweep_on_a_dask_cluster_gathers_byte_identical_tables(cli, tmp_path):
         distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as local,
         distributed.Client(local),
     ):
-        dask = ["n_jobs=2", "joblib_backend=dask", f"joblib_address={local.scheduler_address}"]
-        for name, extra in (("serial", ["n_jobs=1"]), ("dask", dask)):
+        dask = ["workers=2", "joblib_backend=dask", f"joblib_address={local.scheduler_address}"]
+        for name, extra in (("serial", ["workers=1"]), ("dask", dask)):
             done = cli("run", *sweep, *extra, f"hydra.sweep.dir={tmp_path / name}")
             assert done.returncode == 0, done.stderr
             report = cli("sweep-report", str(tmp_path / name))

@@ -118,7 +118,7 @@ def test_default_launcher_is_privlabs_pool_on_every_core():
 def test_joblib_backend_identical_to_serial(tmp_path, backend):
     exp = registry.get("lpb/breach_check")
     tables = []
-    for extra in (["n_jobs=1"], ["n_jobs=2", f"joblib_backend={backend}"]):
+    for extra in (["workers=1"], ["workers=2", f"joblib_backend={backend}"]):
         cfg = runner.compose(exp.id, extra + ["n_responses=2000", "eps_factors=[1.0]"])
         ctx = runner.make_context(cfg, tmp_path, log=lambda m: None)
         tables.append(runner.table_to_csv(runner.run_table(exp, cfg, ctx)))
@@ -130,7 +130,7 @@ def test_missing_cluster_backend_is_clear(tmp_path):
 
     if importlib.util.find_spec("dask") is not None:
         pytest.skip("dask is installed here")
-    cfg = runner.compose("lpb/fig5_dp_noise_ratio", ["n_jobs=2", "joblib_backend=dask"])
+    cfg = runner.compose("lpb/fig5_dp_noise_ratio", ["workers=2", "joblib_backend=dask"])
     with pytest.raises(PrivlabError, match="joblib_backend=dask needs dask"):
         runner.run_table(registry.get(cfg.id), cfg, runner.make_context(cfg, tmp_path, log=lambda m: None))
 

@@ -119,9 +119,9 @@ def test_a_toy_paper_runs_everywhere(toy_root, tmp_path):
     assert pd.read_csv(results / "toy" / "coins_many" / "result.csv").n.tolist() == [1000, 10000]
     assert pd.read_csv(results / "toy" / "coins_many" / "claims.csv").verdict.tolist() == ["agree"]
 
-    run = privlab(toy_root, results, "run", "toy/coins", "n_jobs=2")  # workers import the toy's library
+    run = privlab(toy_root, results, "run", "toy/coins", "workers=2")  # workers import the toy's library
     assert run.returncode == 0, run.stderr
-    serial = privlab(toy_root, tmp_path / "serial", "run", "toy/coins", "n_jobs=1")
+    serial = privlab(toy_root, tmp_path / "serial", "run", "toy/coins", "workers=1")
     assert serial.returncode == 0, serial.stderr
     text = (results / "toy" / "coins" / "result.csv").read_text()
     assert (tmp_path / "serial" / "toy" / "coins" / "result.csv").read_text() == text

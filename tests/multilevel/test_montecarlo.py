@@ -200,13 +200,13 @@ def test_engine_widens_before_uint32_overflows(monkeypatch):
 def test_engine_identical_for_any_number_of_workers(workers):
     serial = counts()
     np.testing.assert_array_equal(serial, counts(map_fn=threads(workers), workers=workers))
-    ordered = RunContext(n_jobs=1, progress=False)  # ctx.map (ordered) is accepted too
+    ordered = RunContext(workers=1, progress=False)  # ctx.map (ordered) is accepted too
     np.testing.assert_array_equal(serial, counts(map_fn=ordered.map, workers=workers))
 
 
 @pytest.mark.slow
 def test_engine_identical_with_worker_processes(tmp_path):
-    ctx = RunContext(n_jobs=2, progress=False, scratch_dir=tmp_path)  # loky processes, as ctx runs them
+    ctx = RunContext(workers=2, progress=False, scratch_dir=tmp_path)  # loky processes, as ctx runs them
     identity = ml.collusion_identity(PRIOR, PS, S, TRIALS, **WHAT)
     parallel = counts(map_fn=ctx.map_unordered, workers=3, checkpoint=ctx.checkpoint("mc", **identity))
     np.testing.assert_array_equal(counts(), parallel)
@@ -382,7 +382,7 @@ def test_interrupted_run_resumes_without_redoing_finished_chunks(tmp_path, sig):
             [sys.executable, "-m", "privlab.cli", *args, *extra], cwd=ROOT, env=env, text=True, **kw
         )
 
-    run = cli(tmp_path / "cut", "n_jobs=2", stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    run = cli(tmp_path / "cut", "workers=2", stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     scratch, deadline, saved = tmp_path / "cut" / ".scratch", time.monotonic() + 300, 0
     while saved < 5 and time.monotonic() < deadline and run.poll() is None:
         time.sleep(0.2)
@@ -393,7 +393,7 @@ def test_interrupted_run_resumes_without_redoing_finished_chunks(tmp_path, sig):
     assert run.poll() is None, "the run ended before it could be interrupted"
     os.killpg(run.pid, sig)
     run.communicate(timeout=60)
-    resumed = cli(tmp_path / "cut", "n_jobs=2", stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    resumed = cli(tmp_path / "cut", "workers=2", stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     out, _ = resumed.communicate(timeout=600)
     assert resumed.returncode == 0, out
     done = int(re.search(r"resuming with (\d+)/200 chunks done", out).group(1))
@@ -401,7 +401,7 @@ def test_interrupted_run_resumes_without_redoing_finished_chunks(tmp_path, sig):
     assert f"{(200 - done) * 10**6:,} trials in" in out  # only the chunks not saved ran
     left = [p.name for p in scratch.iterdir()]
     assert len(left) == 1 and ".part-" not in left[0] and "tmp" not in left[0], left
-    whole = cli(tmp_path / "whole", "n_jobs=1", stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    whole = cli(tmp_path / "whole", "workers=1", stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     assert whole.communicate(timeout=600)[0] and whole.returncode == 0
     table = "multilevel/agreement/result.csv"
     assert (tmp_path / "cut" / table).read_bytes() == (tmp_path / "whole" / table).read_bytes()
