@@ -36,7 +36,7 @@ class RenewablePool:
 
     def lost(self, exc: BaseException) -> bool:
         """A worker died (killed, out of memory, a crash in C code): loky breaks the pool."""
-        from joblib.externals.loky.process_executor import BrokenProcessPool
+        from joblib.externals.loky.process_executor import BrokenProcessPool  # loaded only when a pool starts
 
         return isinstance(exc, BrokenProcessPool)
 

@@ -257,8 +257,6 @@ def _claims(run: Path) -> dict[str, str]:
     path = run / "claims.csv"
     if not path.is_file():
         return {}
-    from . import store
-
     frame = store.read_claims(path)
     return dict(zip(frame["claim"], frame["verdict"]))
 

@@ -165,7 +165,7 @@ class DaskExecutor:
 
     def __init__(self, address: str, *, timeout: float = 20) -> None:
         try:
-            from distributed import Client
+            from distributed import Client  # an optional extra (privlab[dask]): only a Dask cluster needs it
         except ImportError:
             raise PrivlabError(f"--cluster {address} needs Dask: install privlab[dask]") from None
         try:
@@ -185,7 +185,7 @@ class DaskExecutor:
         return future
 
     def lost(self, exc: BaseException) -> bool:
-        from distributed import KilledWorker
+        from distributed import KilledWorker  # an optional extra (privlab[dask])
 
         return isinstance(exc, KilledWorker)
 
@@ -207,7 +207,7 @@ class SubmititExecutor:
     remote = True
 
     def __init__(self, folder: Path, *, cluster: str, workers: int, parameters: dict[str, Any]) -> None:
-        import submitit
+        import submitit  # an optional extra: only a SLURM (or submitit-local) cluster needs it
 
         self.executor = submitit.AutoExecutor(folder=str(folder), cluster=cluster)
         try:
@@ -226,7 +226,7 @@ class SubmititExecutor:
         return future
 
     def lost(self, exc: BaseException) -> bool:
-        from submitit.core.utils import UncompletedJobError
+        from submitit.core.utils import UncompletedJobError  # an optional extra (submitit)
 
         return isinstance(exc, UncompletedJobError)
 

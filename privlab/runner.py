@@ -20,6 +20,7 @@ import subprocess
 import time
 import traceback
 from dataclasses import dataclass
+from fractions import Fraction
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -491,9 +492,6 @@ def judge(exp: registry.Experiment, table: pd.DataFrame, cfg: DictConfig) -> lis
 
 def _default_printed(exp: registry.Experiment, profile: str) -> Any:
     """The ``printed:`` block of ``exp``'s own config (composed aside: a running Hydra job's state is kept)."""
-    from hydra.core.global_hydra import GlobalHydra
-    from hydra.core.hydra_config import HydraConfig
-
     hydra_state = GlobalHydra.instance().hydra if GlobalHydra.instance().is_initialized() else None
     job_config = HydraConfig.instance().cfg
     try:
@@ -506,8 +504,6 @@ def _default_printed(exp: registry.Experiment, profile: str) -> Any:
 
 
 def _is_number(value: Any) -> bool:
-    from fractions import Fraction
-
     if isinstance(value, bool):
         return False
     if isinstance(value, (int, float)):

@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from ._validation import PrivlabError
 
 MANIFEST = "manifest.json"
@@ -105,8 +107,6 @@ def probe_writable(path: Path, what: str) -> None:
 def read_claims(path: Path) -> Any:
     """A result's ``claims.csv`` as a table of strings; one that cannot be read (not UTF-8, not CSV,
     without the claim and verdict columns) is a `PrivlabError` saying so, for that result's row."""
-    import pandas as pd
-
     try:
         frame = pd.read_csv(path, keep_default_na=False, dtype=str)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, OSError, UnicodeDecodeError) as exc:
