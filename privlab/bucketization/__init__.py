@@ -30,4 +30,6 @@ __all__ = [
 ]  # fmt: skip
 
 # privlab.bucketization.<any public name>: the path of before, kept for one release
-__getattr__ = forward(__name__, renamed={"FORMULA_CASES": "derivations.CASES"})
+__getattr__ = forward(
+    __name__, renamed={"FORMULA_CASES": "derivations.CASES", "smallest_size": "settings.smallest_size"}
+)
