@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import pkgutil
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -50,9 +52,19 @@ def forward(package: str, renamed: dict[str, str] | None = None) -> Callable[[st
             for module in modules:  # the module that declares it public, else any that holds it
                 if name in getattr(module, "__all__", ()):
                     return getattr(module, name)
-            for module in modules:
-                if hasattr(module, name):
+            for module in modules:  # the module that defines it (a module that imports it holds it too)
+                if _defines(module, name):
                     return getattr(module, name)
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
     return __getattr__
+
+
+def _defines(module: Any, name: str) -> bool:
+    """Does ``module`` define ``name`` (a function or class of its own, or a top-level assignment)?"""
+    if not hasattr(module, name):
+        return False
+    obj = getattr(module, name)
+    if inspect.isfunction(obj) or inspect.isclass(obj):
+        return obj.__module__ == module.__name__
+    return re.search(rf"^{re.escape(name)}\b\s*(:[^=\n]*)?=", inspect.getsource(module), re.M) is not None

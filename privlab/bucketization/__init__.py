@@ -8,6 +8,7 @@ seed in, arrays out.
 """
 
 from .._lazy import forward
+from .anatomy import anatomy
 from .checkers import check_bucketization
 from .mechanisms import (
     AnatomyBucketing,
@@ -16,14 +17,19 @@ from .mechanisms import (
     OptimalBucketing,
     OptimalTwoSizeBucketing,
     TwoSizeBucketing,
-)  # fmt: skip
+)
+from .multi_size import multi_size
 from .settings import BucketSetting
 from .tables import Table, census_table
+from .two_size import two_size  # the searches by the names of their modules, as before
 
 __all__ = [
     "BucketingMechanism", "AnatomyBucketing", "TwoSizeBucketing", "MultiSizeBucketing", "OptimalBucketing",
-    "OptimalTwoSizeBucketing", "BucketSetting", "Table", "census_table", "check_bucketization",
+    "OptimalTwoSizeBucketing", "BucketSetting", "Table", "census_table", "check_bucketization", "anatomy",
+    "two_size", "multi_size",
 ]  # fmt: skip
 
 # privlab.bucketization.<any public name>: the path of before, kept for one release
-__getattr__ = forward(__name__, renamed={"FORMULA_CASES": "derivations.CASES"})
+__getattr__ = forward(
+    __name__, renamed={"FORMULA_CASES": "derivations.CASES", "smallest_size": "settings.smallest_size"}
+)

@@ -218,7 +218,7 @@ def test_a_papers_face_is_small(paper):
     code_lines = sum(node.end_lineno - node.lineno + 1 for node in body)
     assert code_lines <= 25, f"privlab/{paper}/__init__.py holds {code_lines} lines of code"
     names = next(node.value for node in body if isinstance(node, ast.Assign) and node.targets[0].id == "__all__")
-    assert len(names.elts) <= 12
+    assert len(names.elts) <= 14
 
 
 @pytest.mark.parametrize("paper", PAPERS)
