@@ -19,6 +19,7 @@ from privlab import PrivlabError
 from privlab import multilevel as ml
 from privlab.experiments.multilevel import verdicts
 from privlab.multilevel import derivations as dv
+from privlab.multilevel import multinomial as mm
 
 SS = np.random.SeedSequence
 PRIOR = np.full(4, 0.25)
@@ -76,6 +77,16 @@ CASES = [
     ("make_prior", lambda: ml.make_prior({"kind": "uniform", "domain_size": HUGE}, 5), "domain_size must be at most"),
     ("make_prior", lambda: ml.make_prior({"kind": "binned", "column": "x", "bin_width": 1, "dataset": {}}, 3), "name"),
     ("describe_prior", lambda: ml.describe_prior([0.5, 0.6]), "prior must sum to 1"),
+    ("prior_counts", lambda: mm.prior_counts(np.array([0.5, 0.6]), 10, 0), "prior must sum to 1"),
+    ("prior_counts", lambda: mm.prior_counts(np.array([0.5, 0.5]), -1, 0), "trials must be an integer in"),
+    ("stratum_counts", lambda: mm.stratum_counts(5, 10, [], 2, 0), "x must be an integer in"),
+    ("stratum_counts", lambda: mm.stratum_counts(0, -1, [], 2, 0), "n must be an integer in"),
+    (
+        "collusion_counts_multinomial",
+        lambda: mm.collusion_counts_multinomial(PRIOR, [1.5], 4, 10, 0),
+        "ps[0] must be in",
+    ),
+    ("collusion_counts_multinomial", lambda: mm.collusion_counts_multinomial(PRIOR, [0.5], 4, -3, 0), "trials must be"),
     ("PriorSpec", lambda: ml.PRIOR.check("prior", {**MARGINAL, "missing": 0, "extra": 1}), "parameter prior.'extra'"),
     ("alias_table", lambda: ml.alias_table([0.5, -0.5, 1.0]), "prior must be non-negative"),
     ("sample_prior", lambda: ml.sample_prior(PRIOR, HUGE), "sample_prior: 1,000,000,000 draws"),

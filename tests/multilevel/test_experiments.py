@@ -115,7 +115,7 @@ def test_fig6_twin_runs_on_the_real_laws(tmp_path):
 def test_priors_and_their_twin(tmp_path):
     table, verdicts = run("multilevel/priors", [], tmp_path)
     assert list(dict.fromkeys(table.distribution)) == ["uniform", "gaussian", "salary", "occupation"]
-    assert verdicts["the laws of the sensitive value X"] == "agree"
+    assert verdicts["the laws of the sensitive value X"] == "info"  # the config's own panel list: true by construction
     assert verdicts["the values Figures 5-6 print for this law lie in its domain 1..s, gaussian"] == "agree"
     table, verdicts = run("multilevel/priors_acs", [], tmp_path)
     assert table.groupby("distribution").s.first().to_dict() == {"salary": 50, "occupation": 20}
