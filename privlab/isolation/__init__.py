@@ -1,5 +1,6 @@
-"""Isolation in public databases: recursive histograms, perturbation and the isolator (Chawla, Dwork,
-McSherry, Smith, Wee, "Towards Privacy in Public Databases", talk, seed 002).
+"""Isolation in public databases: recursive histograms, perturbation and the isolator.
+
+Chawla, Dwork, McSherry, Smith, Wee, "Towards Privacy in Public Databases" (talk, seed 002).
 
 The sanitizers and the calls a user makes; everything else is imported from the module that defines
 it: metric, distances, histogram, sanitizers, adversaries, mechanisms, simulation, sweeps, rates,

@@ -59,7 +59,7 @@ def test_three_job_sweep_on_a_two_worker_cluster_is_the_local_sweep(tmp_path):
         assert rc == 0
         again, _ = _sweep(tmp_path, "dask", "--cluster", cluster.scheduler_address)  # resumed: all complete
         assert again == 0
-    rc, local = _sweep(tmp_path, "local", "hydra.launcher.n_jobs=1")
+    rc, local = _sweep(tmp_path, "local", "hydra.launcher.workers=1")
     assert rc == 0
     assert _tables(on_dask) == _tables(local) and len(_tables(local)) == 3
     for job in ("0", "1", "2"):  # written here, crash-safely (a manifest), with the job's own files
@@ -159,11 +159,11 @@ def test_dask_processes_sweep_study_and_a_killed_worker(dask_processes, tmp_path
     argv = ["run", "killer/once", "n=4,5,6", f"results_dir={tmp_path / 'r'}", "--multirun"]
     assert _main(*argv, f"hydra.sweep.dir={tmp_path / 'kd'}", "--cluster", address, env=env) == 0
     assert (tmp_path / "killed").is_file()  # it did die once
-    assert _main(*argv, f"hydra.sweep.dir={tmp_path / 'kl'}", "hydra.launcher.n_jobs=1", env=env) == 0
+    assert _main(*argv, f"hydra.sweep.dir={tmp_path / 'kl'}", "hydra.launcher.workers=1", env=env) == 0
     assert _tables(tmp_path / "kd") == _tables(tmp_path / "kl") and len(_tables(tmp_path / "kl")) == 3
     # lpb's sweep and a study, as on this machine
     rc, on_dask = _sweep(tmp_path, "dask", "--cluster", address)
-    rc_local, local = _sweep(tmp_path, "local", "hydra.launcher.n_jobs=1")
+    rc_local, local = _sweep(tmp_path, "local", "hydra.launcher.workers=1")
     assert rc == rc_local == 0 and _tables(on_dask) == _tables(local)
     study = ["study", "run", "lpb/rho2"]
     assert _main(*study, "--results", str(tmp_path / "sd"), "--cluster", address) == 0
@@ -184,7 +184,7 @@ def test_dask_processes_sweep_study_and_a_killed_worker(dask_processes, tmp_path
 def test_submitit_local_stands_in_for_slurm(tmp_path):
     pytest.importorskip("submitit")
     rc, on_submitit = _sweep(tmp_path, "submitit", "--cluster", "submitit_local")
-    rc_local, local = _sweep(tmp_path, "local", "hydra.launcher.n_jobs=1")
+    rc_local, local = _sweep(tmp_path, "local", "hydra.launcher.workers=1")
     assert rc == rc_local == 0 and _tables(on_submitit) == _tables(local) and len(_tables(local)) == 3
     rep = ["reproduce", "lpb/table1", "lpb/table2"]
     assert _main(*rep, "--results", str(tmp_path / "rs"), "--cluster", "submitit_local") == 0

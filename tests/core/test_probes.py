@@ -89,7 +89,7 @@ def _sweep(tmp: Path) -> None:
         "lpb/table1",
         "rho2=0.5,0.6",
         f"hydra.sweep.dir={tmp}/sweep",
-        "hydra.launcher.n_jobs=1",
+        "hydra.launcher.workers=1",
         "--multirun",
     ]
     rc, _, err = _in_process(argv, {}, tmp)

@@ -190,7 +190,7 @@ def test_reproduce_writes_report(tmp_path):
     report = (tmp_path / "REPORT.md").read_text()
     assert "lpb/table1/table1_posteriors.png" in report
     assert "**disagree**" in report and "0.0031" in report  # Table II's education-num sensitivity
-    assert "| lpb | 2 |" in report and "| agree | disagree | info |" in report
+    assert "| lpb | 2 |" in report and "| agree | disagree | inconclusive | info |" in report
 
 
 def test_by_profile_accepts_lists():

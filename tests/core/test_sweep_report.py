@@ -254,5 +254,5 @@ def test_sweep_over_mechanisms(tmp_path):
     assert sorted(set(claims.mechanism)) == ["['differential_identifiability']", "['lpb']"]
     bounded = next(c for c in report.claims if c.claim.startswith("at the calibrated lambda no posterior exceeds"))
     # LPB's lambda keeps every posterior at rho2; differential identifiability's lets it through
-    assert bounded.line == "agree in 1 of 2 jobs; disagrees where mechanism = ['differential_identifiability']"
+    assert bounded.line == "agree in 1 of 2 jobs; disagrees where mechanism = differential_identifiability"
     assert report.metric_figures and (sweep / "sweep.html").is_file()
