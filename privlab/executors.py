@@ -107,7 +107,7 @@ class Files:
     """A result directory's files as bytes (``manifest.json`` aside: the client writes its own)."""
 
     contents: dict[str, bytes]
-    rows: int
+    rows: int | None
 
 
 def compute_files(run: Any, *args: Any) -> tuple[Any, Files | None]:
@@ -291,7 +291,7 @@ def cluster_options(name: str) -> dict[str, Any]:
         )
     data = OmegaConf.to_container(OmegaConf.load(folder / f"{name}.yaml"), resolve=True)
     assert isinstance(data, dict)
-    return data
+    return {str(k): v for k, v in data.items()}
 
 
 def make_executor(cluster: str | None, workers: int, folder: Path) -> Executor:

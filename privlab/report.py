@@ -415,9 +415,8 @@ def merge_labels(labels: list[Any]) -> list[str]:
     the numbers: "... [-1, 1]^2 ..." and "... [-1, 1]^4 ..." -> "... [-1, 1]^{2, 4} ..."."""
     groups: dict[tuple[str, ...], list[list[str]]] = {}
     for label in map(str, labels):
-        parts = _NUMBER.split(label)
-        groups.setdefault(tuple(parts), []).append(_NUMBER.findall(label))
-    out = []
+        groups.setdefault(tuple(_NUMBER.split(label)), []).append(_NUMBER.findall(label))
+    out: list[str] = []
     for parts, numbers in groups.items():
         varying = [i for i in range(len(parts) - 1) if len({n[i] for n in numbers}) > 1]
         if len(varying) > 1:  # more than one number moves: keep each label

@@ -495,7 +495,8 @@ def _default_printed(exp: registry.Experiment, profile: str) -> Any:
     hydra_state = GlobalHydra.instance().hydra if GlobalHydra.instance().is_initialized() else None
     job_config = HydraConfig.instance().cfg
     try:
-        return OmegaConf.to_container(compose(exp.id, [], profile=profile), resolve=True).get("printed")
+        composed = OmegaConf.to_container(compose(exp.id, [], profile=profile), resolve=True)
+        return composed.get("printed") if isinstance(composed, dict) else None
     finally:
         GlobalHydra.instance().clear()
         if hydra_state is not None:

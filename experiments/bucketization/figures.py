@@ -175,7 +175,7 @@ def mse_vs_theta(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     if slightly is not None:  # the reading of "only slightly above", drawn where the claims read it
         share = f"{100 * float(slightly):g}%"
         read = tuple(Reading(g, float(slightly), f"reading of 'slightly': {g[1]} + {share}", True) for g in GAPS)
-        panels = [dataclasses.replace(p, readings=read) for p in panels]
+        panels = tuple(dataclasses.replace(p, readings=read) for p in panels)
     return FigureSpec("Figure 4: MSE vs θ", panels, styles, ncols=2, panel_size=(5.0, 3.4))
 
 

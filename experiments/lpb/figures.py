@@ -100,7 +100,7 @@ def _nr_spec(df: pd.DataFrame, panel_col: str, xcol: str, xaxis: Axis, title: st
     exact = pd.concat([flat.assign(series=EXACT, q=flat.exact_q1), flat.assign(series=EXACT, q=flat.exact_q3)])
     rows = pd.concat([sim, exact], ignore_index=True)
     yaxis = Axis("noise ratio (R − f(D)) / range", scale="symlog", linthresh=lin)
-    layers = (
+    layers: tuple[Layer, ...] = (
         Layer(BOX, kind="box", only=(SIMULATED,)),
         Layer("q", kind="points", marker="_", markersize=14, only=(EXACT,)),
     )

@@ -63,7 +63,8 @@ def priors(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
         g = rows[rows.distribution == name]
         source = g.data.iloc[0] if g.data.iloc[0] != "-" else g.kind.iloc[0]
         block = config_value(cfg, f"distributions.{name}") or {}
-        refs, notes = (), ()
+        refs: tuple[Reference, ...] = ()
+        notes: tuple[str, ...] = ()
         missing = block.get("missing") if hasattr(block, "get") else None
         if missing is not None:  # codes 0..s-1 with the missing entries as their own code: x = code + 1
             x_na = int(missing) + 1

@@ -28,6 +28,8 @@ class Sanitizer(Protocol):
 
     def utility(self, *args: Any, **kwargs: Any) -> Any: ...
 
+    def with_setting(self, **setting: Any) -> Any: ...
+
 
 __all__ = [
     "kmeans",
