@@ -253,6 +253,13 @@ def check_experiment(
 
 
 def _smoke(exp: registry.Experiment, workers: int, results: Path):
+    if workers > 1:
+        # loky reuses its workers across calls: ones started before this paper's root was on PRIVLAB_PATH
+        # (an earlier test, a notebook cell) cannot import it; the smoke run starts fresh ones, as a new
+        # process would
+        from joblib.externals.loky import get_reusable_executor  # loaded only when a pool starts
+
+        get_reusable_executor().shutdown(wait=True)
     cfg = runner.compose(exp.id, [*exp.smoke, f"workers={workers}", "cache=false"])
     ctx = runner.make_context(cfg, results / f"workers{workers}", log=lambda m: None)
     return cfg, runner.run_table(exp, cfg, ctx)
