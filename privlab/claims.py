@@ -36,7 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from .stats import equivalence, log_slope, trials_to_decide
+from ._lazy import lazy
+from .stats import equivalence, gof_effect_bound, gof_trials_to_decide, log_slope, trials_to_decide
 
 VERDICTS = ("agree", "disagree", "inconclusive", "info")
 CHECKED = ("agree", "disagree")  # the verdicts that decide a claim
@@ -45,6 +46,8 @@ RECONSTRUCTED = "[reconstructed"  # privlab rebuilt what it compares: "[reconstr
 OTHER_DATA = "[other data]"  # the claim was checked on data other than the paper's
 COLUMNS = ("claim", "printed", "reproduced", "verdict", "rule", "note", "ledger")
 
+_st = lazy("scipy.stats")
+
 __all__ = [
     "VERDICTS",
     "Claim",
@@ -52,6 +55,7 @@ __all__ = [
     "equal",
     "within_se",
     "gof",
+    "fits",
     "at_most",
     "at_least",
     "between",
@@ -330,6 +334,63 @@ def gof(
     text = f"p = {pvalue:.3g}" + (f"; {detail}" if detail else "")
     compared = _bound(pvalue, alpha, lambda v: bool(v > alpha))
     return _make(item, printed, text, bool(pvalue > alpha), f"p > {alpha:g}", note, if_disagree, compared)
+
+
+def fits(
+    item: Item,
+    statistic: float,
+    dof: int,
+    trials: float,
+    *,
+    margin: float,
+    alpha: float,
+    difference_alpha: float,
+    other_p: float | None = None,
+    other_test: str = "other test",
+    decide_with: str = "",
+    printed: Any = "agrees",
+    detail: str = "",
+    note: str = "",
+    if_disagree: str = "",
+) -> Claim:
+    """A table of ``trials`` counts follows its law, from its Pearson chi-square ``statistic`` on
+    ``dof`` degrees of freedom: shown within ``margin`` of the law in Cohen's w by Wellek's
+    equivalence test at ``alpha`` (`privlab.stats.gof_effect_bound`), not merely not rejected.
+
+    Disagrees when the chi-square test (or the other test of the same table whose p-value is
+    ``other_p``, named ``other_test``, e.g. the G-test) rejects the law at ``difference_alpha``; agrees when the
+    upper bound of w lies below ``margin``; otherwise ``inconclusive`` (too few trials to show
+    the table that close), saying how many trials would decide it and how to get them.
+    """
+    margin = float(margin)
+    st = _st
+    rejects_at = float(st.chi2.isf(difference_alpha, dof))  # the difference test rejects above this
+    close_below = float(st.ncx2.ppf(alpha, dof, trials * margin**2))  # Wellek: within the margin below this
+
+    other_rejects = other_p is not None and float(other_p) <= difference_alpha
+
+    def decide(x: float) -> str:
+        if x >= rejects_at or other_rejects:
+            return "disagree"
+        return "agree" if x < close_below else "inconclusive"
+
+    x = float(statistic)
+    verdict = decide(x) if math.isfinite(x) else "disagree"
+    bound = gof_effect_bound(x, dof, trials, alpha=alpha)
+    shown = f"chi2 = {x:.6g} on {dof:,} df, p = {float(st.chi2.sf(x, dof)):.3g}; w <= {bound:.3g}"
+    shown += f" ({100 * (1 - alpha):g}% bound)" + (f"; {detail}" if detail else "")
+    if verdict == "inconclusive":
+        need = gof_trials_to_decide(dof, margin, alpha=alpha)
+        why = f"w's bound {bound:.3g} is not below the margin {margin:g}: needs >= {math.ceil(need):,} trials"
+        why += f": {decide_with}" if decide_with else ""
+        note = f"{note}; {why}" if note else why
+    compared = Comparison(x, float(dof), margin, (close_below, rejects_at), decide)
+    tests = f"chi-square or the {other_test}" if other_p is not None else "chi-square test"
+    rule = (
+        f"within w < {margin:g} of the law (Wellek's chi-square equivalence test, alpha {alpha:g}); "
+        f"rejected if the {tests} p <= {difference_alpha:.3g}"
+    )
+    return _make(item, printed, shown, None, rule, note, if_disagree, compared, verdict=verdict)
 
 
 def at_most(

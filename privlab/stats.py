@@ -15,6 +15,7 @@ from ._lazy import lazy
 from ._validation import PrivlabError, check_int, check_real
 
 _st = lazy("scipy.stats")
+_st_optimize = lazy("scipy.optimize")
 
 __all__ = [
     "proportion_se",
@@ -27,6 +28,8 @@ __all__ = [
     "equivalence",
     "Equivalence",
     "trials_to_decide",
+    "gof_effect_bound",
+    "gof_trials_to_decide",
     "log_slope",
 ]
 
@@ -213,6 +216,52 @@ def trials_to_decide(difference: float, se: float, margin: float, trials: float,
     if room <= 0 or se <= 0:
         return math.inf if room <= 0 else float(trials)
     return float(trials) * (z * float(se) / room) ** 2
+
+
+def gof_effect_bound(statistic: float, dof: int, trials: float, *, alpha: float = 0.05) -> float:
+    """The upper ``1 - alpha`` confidence bound of Cohen's effect size w = sqrt(sum (p1 - p0)^2 / p0)
+    from a Pearson chi-square ``statistic`` on ``dof`` degrees of freedom over ``trials`` counts.
+
+    Under a law at effect size w the statistic is approximately noncentral chi-square with
+    noncentrality ``trials * w^2``; the bound is the w at which the observed statistic sits at that
+    law's ``alpha`` quantile. A bound below a declared margin is Wellek's equivalence test of
+    goodness of fit at level ``alpha``: the table is shown to lie within the margin of the law, not
+    merely not shown to differ. The bound is 0 when the statistic lies below even the exact law's
+    ``alpha`` quantile.
+    """
+    dof = check_int("dof", dof, low=1)
+    n = check_real("trials", trials, low=0, low_open=True)
+    alpha = check_real("alpha", alpha, low=0, high=0.5, low_open=True, high_open=True)
+    x = float(statistic)
+    if not math.isfinite(x):
+        return math.inf
+    if float(_st.chi2.cdf(x, dof)) <= alpha:  # smaller than even the exact law makes it in 1 - alpha
+        return 0.0
+
+    def excess(lam: float) -> float:  # decreasing in lam: P(noncentral chi2 <= x) - alpha
+        return float(_st.ncx2.cdf(x, dof, lam)) - alpha
+
+    hi = max(1.0, 2.0 * x)
+    while excess(hi) > 0:
+        hi *= 2.0
+    lam = float(_st_optimize.brentq(excess, 0.0, hi, xtol=1e-9 * hi, rtol=1e-12))
+    return math.sqrt(lam / n)
+
+
+def gof_trials_to_decide(dof: int, margin: float, *, alpha: float = 0.05) -> float:
+    """Trials at which a table drawn from the exact law (statistic at its mean, ``dof``) would show
+    its effect size below ``margin`` by `gof_effect_bound`: Wellek's test needs the noncentral
+    ``alpha`` quantile at ``trials * margin^2`` to pass ``dof``."""
+    dof = check_int("dof", dof, low=1)
+    margin = check_real("margin", margin, low=0, low_open=True)
+
+    def short(n: float) -> float:
+        return float(_st.ncx2.ppf(alpha, dof, n * margin**2)) - dof
+
+    hi = 1.0 / margin**2
+    while short(hi) <= 0:
+        hi *= 2.0
+    return float(_st_optimize.brentq(short, 0.0, hi, xtol=1e-6 * hi))
 
 
 def log_slope(x: np.ndarray, y: np.ndarray) -> tuple[float, float, int]:

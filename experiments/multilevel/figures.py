@@ -24,6 +24,7 @@ from privlab.figures import (
     style_map,
     wilson_bounds,
 )
+from privlab.stats import gof_effect_bound
 
 __all__ = ["priors", "collusion", "equivalence", "agreement", "independent", "overhead", "RESOLVED_TRIALS"]
 
@@ -227,8 +228,9 @@ def _copies(table: str) -> str:
 
 @figure(ledger=("sec6.F",), about="privlab's goodness-of-fit check of the Monte Carlo table F (no figure in the paper)")
 def agreement(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
-    """p-values of the goodness-of-fit tests of every Monte Carlo table against the exact joint, with
-    the claims' threshold (the family-wise alpha divided by the number of tables)."""
+    """(a) p-values of the goodness-of-fit tests of every Monte Carlo table against the exact joint, with
+    the difference test's threshold (the family-wise alpha divided by the number of tables); (b) the
+    upper bound of each table's departure from the law (Cohen's w) against the declared margin."""
     long = pd.concat(
         [df.assign(series="G-test p-value", prob=df.g_p), df.assign(series="chi-square p-value", prob=df.chi2_p)]
     )
@@ -257,11 +259,45 @@ def agreement(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
         Axis("p-value", scale="log", probability=True, limits=(None, 1.5)),
         (Layer("prob", kind="points", markersize=6),),
         references=refs,
+        title="(a) the difference test: a p-value below the line rejects the law",
+    )
+    alpha, margin = config_value(cfg, "claims.alpha"), config_value(cfg, "claims.margin")
+    level = 0.05 if alpha is None else float(alpha)
+    bounds = [gof_effect_bound(x, int(g) - 1, n, alpha=level) for x, g, n in zip(df.chi2, df.groups, df.trials)]
+    close = df.assign(
+        series=f"upper {100 * (1 - level):g}% bound of w",
+        w=bounds,
+        where=[f"{d}: ({_copies(t)})" for d, t in zip(df.distribution, df.table)],
+    )
+    margin_refs = (
+        ()
+        if margin is None
+        else (
+            Reference(
+                f"margin w = {margin:g} (a bound below it shows the table follows the law)",
+                y=float(margin),
+                color="black",
+                linestyle=":",
+            ),
+        )
+    )
+    effect = Panel(
+        close,
+        "where",
+        Axis(
+            "Monte Carlo table (distribution: its variables; Ya is Alice's copy, Yb Bob's, Yc Charlie's)",
+            scale="category",
+            rotation=90,
+        ),
+        Axis("Cohen's w (departure from the exact joint)", scale="log"),
+        (Layer("w", kind="points", marker="v", markersize=6),),
+        references=margin_refs,
+        title="(b) the equivalence test: how far from the law the table can be",
     )
     return FigureSpec(
         "Monte Carlo tables vs the exact joint law",
-        (panel,),
-        style_map(["G-test p-value", "chi-square p-value"]),
+        (panel, effect),
+        style_map(["G-test p-value", "chi-square p-value", f"upper {100 * (1 - level):g}% bound of w"]),
         panel_size=(max(6.0, 0.45 * len(df)), 4.2),
     )
 

@@ -121,7 +121,7 @@ def fig6_equivalence(cfg, ctx):
     keys=("distribution", "table"),
     tolerances={c: Tolerance(rtol=1e-6, atol=1e-12) for c in ("chi2", "chi2_p", "g", "g_p")},
     figures={"agreement": plots.agreement},
-    params={**MC, "min_expected": POS, "claims": {"alpha": P}},
+    params={**MC, "min_expected": POS, "claims": {"alpha": P, "margin": Real(0, 1, low_open=True)}},
     relations=(F_MEMORY,),
     smoke=GOF_SMOKE,
 )

@@ -146,21 +146,39 @@ def fig6_equivalence(
 def agreement(
     df: pd.DataFrame, *, printed: Block, limits: Block, distributions: Block, domain_size: int
 ) -> list[Claim]:
-    """The MC check: every table's smaller p-value (G-test, chi-square) above ``limits.alpha``
-    Bonferroni-divided by the number of tables (`privlab.multilevel.agreement_table`).
+    """The MC check: every table shown within ``limits.margin`` (Cohen's w) of the exact joint by
+    Wellek's chi-square equivalence test at ``limits.alpha``, and not rejected by the chi-square
+    or the G-test at ``limits.alpha`` Bonferroni-divided by the number of tables
+    (`privlab.multilevel.agreement_table`); too few trials to show it is ``inconclusive``.
 
     ``printed`` holds ``follows`` (with ``rejected``); the setting as in `fig5_collusion`.
     """
-    check_table(df, ("distribution", "table", "g", "g_p", "chi2_p", "groups", "trials"), min_rows=1)
+    check_table(df, ("distribution", "table", "chi2", "g", "g_p", "chi2_p", "groups", "trials"), min_rows=1)
     p = check_mapping("printed", printed, ("follows",))
-    alpha, tests = check_mapping("limits", limits, ("alpha",))["alpha"], len(df)
+    c = check_mapping("limits", limits, ("alpha", "margin"))
+    alpha, tests = c["alpha"], len(df)
     follows, out = p["follows"], []
     r: Any
     for r in df.itertuples():
         item = cl.each(follows, f"{r.table} ({r.distribution})", follows["value"])
-        detail = f"G = {r.g:.1f}, G p = {r.g_p:.3f}; chi2 p = {r.chi2_p:.3f}; {r.groups:,} groups; {r.trials:,} trials"
+        detail = f"G p = {r.g_p:.3f}; {r.groups:,} groups; {r.trials:,} trials"
         why = follows["rejected"].format(alpha=alpha, tests=tests)
-        out.append(cl.gof(item, min(r.g_p, r.chi2_p), alpha=alpha / tests, detail=detail, if_disagree=why))
+        out.append(
+            cl.fits(
+                item,
+                r.chi2,
+                int(r.groups) - 1,
+                r.trials,
+                margin=c["margin"],
+                alpha=alpha,
+                difference_alpha=alpha / tests,
+                other_p=r.g_p,
+                other_test="G-test",
+                decide_with="mc.trials (--profile paper: 10^10)",
+                detail=detail,
+                if_disagree=why,
+            )
+        )
     return out + _mapping(p, distributions, domain_size)
 
 

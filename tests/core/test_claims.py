@@ -111,3 +111,20 @@ def test_inconclusive_says_what_would_decide_it():
     assert c.verdict == "inconclusive" and "needs >= 3 values of n" in c.note
     with pytest.raises(ValueError, match="decide"):
         cl.Claim("c", "p", "r", "inconclusive")
+
+
+def test_fits_shows_a_table_close_to_its_law_or_says_it_needs_trials():
+    dof, margin = 2499, 0.02
+    near = cl.fits("follows", 2450.0, dof, 10**7, margin=margin, alpha=0.001, difference_alpha=1e-4)
+    assert near.verdict == "agree" and "w <= " in near.reproduced
+    few = cl.fits("follows", 2450.0, dof, 10**5, margin=margin, alpha=0.001, difference_alpha=1e-4, decide_with="mc")
+    assert few.verdict == "inconclusive" and "needs >= " in few.note and ": mc" in few.note
+    far = cl.fits("follows", 4000.0, dof, 10**7, margin=margin, alpha=0.001, difference_alpha=1e-4)
+    assert far.verdict == "disagree"
+    g = cl.fits("follows", 2450.0, dof, 10**7, margin=margin, alpha=0.001, difference_alpha=1e-4, other_p=1e-6)
+    assert g.verdict == "disagree"
+    # the exposed rule: the statistic flips to inconclusive at Wellek's bound, to disagree at the test's
+    close_below, rejects_at = near.comparison.flips_at
+    assert close_below > rejects_at  # at 10^7 trials the margin is wide: the difference test decides first
+    assert near.comparison.decide(rejects_at * 1.001) == "disagree"
+    assert few.comparison.decide(few.comparison.flips_at[0] * 0.999) == "agree"

@@ -94,3 +94,32 @@ def test_pooled_gof_detects_a_wrong_law_and_impossible_cells():
 def test_zscores():
     z = stats.zscores([1.0, 2.0], [1.5, 2.0], [0.25, 0.0])
     assert z[0] == 2.0 and np.isnan(z[1])
+
+
+def test_gof_effect_bound_covers_the_true_departure():
+    # multinomial tables drawn at a known Cohen's w: the 90 % upper bound lies above w in about
+    # 90 % of tables (and the bound of the exact law shrinks as 1 / sqrt(trials))
+    rng = np.random.default_rng(7)
+    k, n = 400, 200_000
+    p0 = np.full(k, 1 / k)
+    p1 = p0 * (1 + 0.05 * np.where(np.arange(k) % 2 == 0, 1, -1))
+    w = math.sqrt(float(((p1 - p0) ** 2 / p0).sum()))
+    assert w == pytest.approx(0.05)
+    covered = 0
+    for _ in range(200):
+        counts = rng.multinomial(n, p1)
+        x = float(((counts - n * p0) ** 2 / (n * p0)).sum())
+        covered += stats.gof_effect_bound(x, k - 1, n, alpha=0.1) >= w
+    assert 0.82 <= covered / 200 <= 0.97
+    # the statistic's own quantiles: at the noncentral alpha-quantile the bound is that w exactly
+    lam = n * 0.03**2
+    x = float(st_.ncx2.ppf(0.05, k - 1, lam))
+    assert stats.gof_effect_bound(x, k - 1, n, alpha=0.05) == pytest.approx(0.03, rel=1e-6)
+    assert stats.gof_effect_bound(float(st_.chi2.ppf(0.01, k - 1)), k - 1, n, alpha=0.05) == 0.0
+
+
+def test_gof_trials_to_decide_is_where_the_mean_statistic_is_shown_close():
+    need = stats.gof_trials_to_decide(2499, 0.02, alpha=0.001)
+    assert st_.ncx2.ppf(0.001, 2499, need * 0.02**2) == pytest.approx(2499, rel=1e-6)
+    assert stats.gof_effect_bound(2499, 2499, 1.01 * need, alpha=0.001) < 0.02
+    assert stats.gof_effect_bound(2499, 2499, 0.99 * need, alpha=0.001) > 0.02
