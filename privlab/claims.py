@@ -403,12 +403,14 @@ def at_most(
     strict: bool = False,
     note: str = "",
     if_disagree: str = "",
+    rule: str | None = None,
 ) -> Claim:
-    """``value <= bound`` (``<`` with ``strict``)."""
+    """``value <= bound`` (``<`` with ``strict``); ``rule`` says what the value is, when ``<= bound`` does not."""
     holds = bool(value < bound) if strict else bool(value <= bound)
     shown = reproduced if reproduced is not None else f"{value:.4g}"
     compared = _bound(value, bound, (lambda v: bool(v < bound)) if strict else (lambda v: bool(v <= bound)))
-    return _make(item, printed, shown, holds, f"{'<' if strict else '<='} {bound:g}", note, if_disagree, compared)
+    rule = rule if rule is not None else f"{'<' if strict else '<='} {bound:g}"
+    return _make(item, printed, shown, holds, rule, note, if_disagree, compared)
 
 
 def at_least(
@@ -421,12 +423,14 @@ def at_least(
     strict: bool = False,
     note: str = "",
     if_disagree: str = "",
+    rule: str | None = None,
 ) -> Claim:
-    """``value >= bound`` (``>`` with ``strict``)."""
+    """``value >= bound`` (``>`` with ``strict``); ``rule`` says what the value is, when ``>= bound`` does not."""
     holds = bool(value > bound) if strict else bool(value >= bound)
     shown = reproduced if reproduced is not None else f"{value:.4g}"
     compared = _bound(value, bound, (lambda v: bool(v > bound)) if strict else (lambda v: bool(v >= bound)))
-    return _make(item, printed, shown, holds, f"{'>' if strict else '>='} {bound:g}", note, if_disagree, compared)
+    rule = rule if rule is not None else f"{'>' if strict else '>='} {bound:g}"
+    return _make(item, printed, shown, holds, rule, note, if_disagree, compared)
 
 
 def between(

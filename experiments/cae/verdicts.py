@@ -335,7 +335,9 @@ def fig2_query_restriction(
         out.append(cl.at_most(_about(similar, who), rel, c["similar_rel"], reproduced=shown))
         d_sa, d_qr = (trends.drop(t.H0, s0, s_hi, c["drop_decimals"]) for t in (sa, qr))
         shown = f"H0 drop SK {s0}->{s_hi}: sampling {d_sa:.3f}, Q {d_qr:.3f}"
-        out.append(cl.statement(_about(p["faster"], who), d_sa > d_qr, reproduced=shown, rule="sampling's drop > Q's"))
+        faster = _about(p["faster"], who)
+        rule = "sampling's drop - Q's > 0"
+        out.append(cl.at_least(faster, d_sa - d_qr, 0.0, strict=True, reproduced=shown, rule=rule))
         flat = d_qr / qr.H0[s0]
         shown = f"Q {similar['set_size']:g}: H0 {qr.H0[s0]:.3f} -> {qr.H0[s_hi]:.3f} bits ({flat:.1%} lower)"
         out.append(cl.at_most(_about(p["flat"], who), flat, c["flat_rel"], reproduced=shown))
@@ -347,8 +349,9 @@ def fig2_query_restriction(
         out.append(cl.statement(_about(p["area_slight"], who), slight, reproduced=shown, rule=rule))
         d_sa, d_qr = (trends.drop(t.area, s0, s_hi, c["drop_decimals"]) for t in (sa, qr))
         shown = f"Area drop SK {s0}->{s_hi}: sampling {d_sa:.2f}, Q {d_qr:.2f}"
-        rule = "sampling's Area drop > Q's"
-        out.append(cl.statement(_about(p["area_faster"], who), d_sa > d_qr, reproduced=shown, rule=rule))
+        rule = "sampling's Area drop - Q's > 0"
+        area_faster = _about(p["area_faster"], who)
+        out.append(cl.at_least(area_faster, d_sa - d_qr, 0.0, strict=True, reproduced=shown, rule=rule))
     return out
 
 

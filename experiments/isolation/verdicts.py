@@ -119,16 +119,16 @@ def isolation_vs_d(df: pd.DataFrame, *, printed: Block, limits: Block, c: float)
         interval = f"the {100 * k['level']:g}% interval for b (widened by the dispersion)"
         positive = f"lower end of {interval} > {k['min_decay']:g}"
         item = _about(row, p["decay"])
-        out.append(cl.statement(item, fit.b_low_quasi > k["min_decay"], reproduced=shown, rule=positive))
+        out.append(cl.at_least(item, fit.b_low_quasi, k["min_decay"], strict=True, reproduced=shown, rule=positive))
         rule = f"upper end of {interval} >= {k['talk_b']:g} (the data allow b >= {k['talk_b']:g})"
         item = _about(row, p["corollary_rate"])
-        out.append(cl.statement(item, fit.b_high_quasi >= k["talk_b"], reproduced=fit.describe(), rule=rule))
+        out.append(cl.at_least(item, fit.b_high_quasi, k["talk_b"], reproduced=fit.describe(), rule=rule))
         if san == "hist_perturb":  # the table's O(n 2^-Omega(d)) bounds isolating anyone
             fit, shown = _decay(g, "successes_any", any_trials, k["level"])
             worst = g.loc[g.rate_any.idxmax()]
             shown += f"; {worst.rate_any:.4g} at worst (d = {worst.d}), {top.rate_any:.4g} at d = {dmax}"
             item = _about(row, p["someone"])
-            out.append(cl.statement(item, fit.b_low_quasi > k["min_decay"], reproduced=shown, rule=positive))
+            out.append(cl.at_least(item, fit.b_low_quasi, k["min_decay"], strict=True, reproduced=shown, rule=positive))
         out.append(_below_bound(_about(row, p["corollary"]), _strongest(df, san), k, c))
         if dmax in aux.index:
             a = df[(df.sanitizer == "aux_only") & (df.d == dmax)].iloc[0]

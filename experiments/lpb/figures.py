@@ -87,11 +87,20 @@ def lambda_vs_rho1(df: pd.DataFrame, cfg: Any = None) -> FigureSpec:
     return FigureSpec(title, (panel,), style_map(list(dict.fromkeys(rows.series))), panel_size=(6.0, 3.8))
 
 
-def _nr_spec(df: pd.DataFrame, panel_col: str, xcol: str, xaxis: Axis, title: str, sub_title: Any) -> FigureSpec:
+def _nr_spec(
+    df: pd.DataFrame,
+    panel_col: str,
+    xcol: str,
+    xaxis: Axis,
+    title: str,
+    sub_title: Any,
+    references: tuple[Reference, ...] = (),
+) -> FigureSpec:
     """Noise-ratio box plots, one panel per value of ``panel_col``, on one shared symmetric-log
     scale whose linear part ends at a quarter of the smallest quartile: the medians (near 0)
     sit in the linear part, every box edge in the logarithmic part, so a box 100 times larger than
-    another leaves the small one readable and the panels compare directly."""
+    another leaves the small one readable and the panels compare directly. ``references``: lines
+    drawn on every panel (a claim's reading)."""
     flat = _flat_stats(df)
     quartiles = np.abs(flat[["exact_q1", "exact_q3", "mc_q1", "mc_q3"]].to_numpy(float))
     smallest = float(quartiles[quartiles > 0].min())  # the simulated boxes too (a small sample's sit anywhere)
@@ -121,6 +130,7 @@ def _nr_spec(df: pd.DataFrame, panel_col: str, xcol: str, xaxis: Axis, title: st
                 layers,
                 title=sub_title(value),
                 xorder=tuple(f"{v:g}" for v in order),
+                references=references,
             )
         )
     styles = style_map([SIMULATED, EXACT, MEDIAN], fixed={EXACT: "red", MEDIAN: "#1f77b4"}, markers={EXACT: "_"})
@@ -137,6 +147,20 @@ def noise_ratio(attribute: str, number: int) -> Drawn:
         rho1s = list(dict.fromkeys(sub.rho1))
         names = {r: f"({number}-{'abcdefgh'[i]}) ρ1 = {r:g}" for i, r in enumerate(rho1s)}
         title = f"Figure {number}: noise ratio for {attribute} (1,000 mean queries, LPB's λ)"
+        close = config_value(cfg, "claims.close_fraction")
+        reading = (
+            ()
+            if close is None
+            else tuple(
+                Reference(
+                    f"[ours] reading of 'close to the true answer': fences within ±{close:g} of the range",
+                    y=sign * float(close),
+                    color="grey",
+                    linestyle="--",
+                )
+                for sign in (1, -1)
+            )
+        )
         return _nr_spec(
             sub,
             "rho1",
@@ -144,6 +168,7 @@ def noise_ratio(attribute: str, number: int) -> Drawn:
             Axis("posterior threshold $\\rho_2$", scale="category", rotation=45),
             title,
             names.__getitem__,
+            reading,
         )
 
     return build
