@@ -393,6 +393,32 @@ def fits(
     return _make(item, printed, shown, None, rule, note, if_disagree, compared, verdict=verdict)
 
 
+def _one_sided(
+    item: Item,
+    value: float,
+    bound: float,
+    above: bool,
+    strict: bool,
+    printed: Any,
+    reproduced: str | None,
+    note: str,
+    if_disagree: str,
+    rule: str | None,
+) -> Claim:
+    """``value`` on the stated side of ``bound`` (above it or below it), the bound itself included
+    unless ``strict``."""
+
+    def holds(v: float) -> bool:
+        if above:
+            return bool(v > bound) if strict else bool(v >= bound)
+        return bool(v < bound) if strict else bool(v <= bound)
+
+    shown = reproduced if reproduced is not None else f"{value:.4g}"
+    sign = (">" if above else "<") + ("" if strict else "=")
+    rule = rule if rule is not None else f"{sign} {bound:g}"
+    return _make(item, printed, shown, holds(value), rule, note, if_disagree, _bound(value, bound, holds))
+
+
 def at_most(
     item: Item,
     value: float,
@@ -406,11 +432,7 @@ def at_most(
     rule: str | None = None,
 ) -> Claim:
     """``value <= bound`` (``<`` with ``strict``); ``rule`` says what the value is, when ``<= bound`` does not."""
-    holds = bool(value < bound) if strict else bool(value <= bound)
-    shown = reproduced if reproduced is not None else f"{value:.4g}"
-    compared = _bound(value, bound, (lambda v: bool(v < bound)) if strict else (lambda v: bool(v <= bound)))
-    rule = rule if rule is not None else f"{'<' if strict else '<='} {bound:g}"
-    return _make(item, printed, shown, holds, rule, note, if_disagree, compared)
+    return _one_sided(item, value, bound, False, strict, printed, reproduced, note, if_disagree, rule)
 
 
 def at_least(
@@ -426,11 +448,7 @@ def at_least(
     rule: str | None = None,
 ) -> Claim:
     """``value >= bound`` (``>`` with ``strict``); ``rule`` says what the value is, when ``>= bound`` does not."""
-    holds = bool(value > bound) if strict else bool(value >= bound)
-    shown = reproduced if reproduced is not None else f"{value:.4g}"
-    compared = _bound(value, bound, (lambda v: bool(v > bound)) if strict else (lambda v: bool(v >= bound)))
-    rule = rule if rule is not None else f"{'>' if strict else '>='} {bound:g}"
-    return _make(item, printed, shown, holds, rule, note, if_disagree, compared)
+    return _one_sided(item, value, bound, True, strict, printed, reproduced, note, if_disagree, rule)
 
 
 def between(
