@@ -73,6 +73,8 @@ __all__ = [
     "differ",
     "inconclusive",
     "trend",
+    "below_everywhere",
+    "all_of",
     "CHECKED",
 ]
 
@@ -707,6 +709,65 @@ def trend(
     flips = (-margin - t * se, -margin + t * se, margin - t * se, margin + t * se) if way == "flat" else edges
     compared = Comparison(b, 0.0, float(margin), tuple(sorted(set(flips))), decide)
     return _make(item, printed, shown, None, rule, note, if_disagree, compared, verdict=verdict)
+
+
+def below_everywhere(
+    item: Item,
+    a_low: Any,
+    a_high: Any,
+    b_low: Any,
+    b_high: Any,
+    *,
+    at: Sequence[Any],
+    decide_with: str = "",
+    printed: Any = None,
+    reproduced: str | None = None,
+    note: str = "",
+    if_disagree: str = "",
+) -> Claim:
+    """A is below B at every point of ``at``, beyond the spread of repeated measurements: each
+    point's range ``[a_low, a_high]`` (e.g. the fastest and the slowest of repeated timings)
+    against B's ``[b_low, b_high]``.
+
+    Agrees when A's slowest run is below B's fastest at every point; disagrees when A's fastest
+    is above B's slowest at some point; otherwise (ranges that overlap) ``inconclusive``, saying
+    where and what would decide it. A single run per point is its own range.
+    """
+    al, ah, bl, bh = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (a_low, a_high, b_low, b_high))
+    al, ah, bl, bh = np.broadcast_arrays(al, ah, bl, bh)
+    points = list(at)
+    gaps = ah - bl  # below 0 at a point: A's slowest is below B's fastest there
+    i = int(np.nanargmax(gaps))
+    worst = float(gaps[i])
+    # A's fastest above B's slowest somewhere: A is above B whatever the runs' spread. As a value of
+    # the worst gap (A shifted as a whole), that happens beyond ``above_at``
+    above_at = worst - float(np.nanmax(al - bh))
+
+    def decide(v: float) -> str:
+        if v > above_at:
+            return "disagree"
+        return "agree" if v < 0 else "inconclusive"
+
+    verdict = decide(worst)
+    shown = reproduced if reproduced is not None else f"closest at {points[i]}: {ah[i]:.4g} vs {bl[i]:.4g}"
+    if verdict == "inconclusive":
+        overlap = ", ".join(str(points[j]) for j in np.flatnonzero(gaps >= 0))
+        why = f"the runs' ranges overlap at {overlap}: needs more repeated runs or a wider gap"
+        why += f": {decide_with}" if decide_with else ""
+        note = f"{note}; {why}" if note else why
+    compared = Comparison(worst, 0.0, 0.0, tuple(sorted({0.0, above_at})), decide)
+    rule = "below at every point: A's slowest run under B's fastest (overlapping ranges: inconclusive)"
+    return _make(item, printed, shown, None, rule, note, if_disagree, compared, verdict=verdict)
+
+
+def all_of(
+    item: Item, flags: Sequence[bool], *, what: str, printed: Any = None, reproduced: str | None = None, note: str = ""
+) -> Claim:
+    """A statement that must hold in every one of several cases (``flags``, one per panel, attribute,
+    setting): agrees when all do; the value read is how many do, so one case the other way flips it."""
+    held, n = sum(bool(f) for f in flags), len(flags)
+    shown = reproduced if reproduced is not None else f"holds in {held} of {n} {what}"
+    return at_least(item, held, max(n, 1), printed=printed, reproduced=shown, note=note, rule=f"holds in every {what}")
 
 
 def inconclusive(

@@ -130,7 +130,9 @@ class Style:
 @dataclass(frozen=True)
 class Interval:
     """An interval drawn around each value: ``wilson`` (the score interval of ``successes`` in
-    ``trials`` at ``level``; it stays in [0, 1]) or ``se`` (``k`` standard errors from column ``se``)."""
+    ``trials`` at ``level``; it stays in [0, 1]), ``se`` (``k`` standard errors from column ``se``)
+    or ``range`` (from column ``low`` to column ``high``: e.g. the fastest and slowest of repeated
+    timings, ``what`` saying what the range is)."""
 
     kind: str
     successes: Column = ""
@@ -139,6 +141,9 @@ class Interval:
     k: float = 2.0
     level: float = 0.95
     clip: tuple[float, float] | None = None  # an se interval of a probability: cut to [0, 1]
+    low: Column = ""
+    high: Column = ""
+    what: str = "range"
 
     @property
     def name(self) -> str:
@@ -146,12 +151,16 @@ class Interval:
             return f"{self.level:.0%} Wilson interval"
         if self.kind == "se":
             return f"±{self.k:g} s.e." + (f" (cut to [{self.clip[0]:g}, {self.clip[1]:g}])" if self.clip else "")
-        raise ValueError(f"interval kind must be wilson or se, got {self.kind!r}")
+        if self.kind == "range":
+            return self.what
+        raise ValueError(f"interval kind must be wilson, se or range, got {self.kind!r}")
 
     def bounds(self, rows: pd.DataFrame, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Lower and upper ends for each row (NaN where there is nothing to draw)."""
         if self.kind == "wilson":
             return wilson_bounds(values(rows, self.successes), values(rows, self.trials), self.level)
+        if self.kind == "range":
+            return values(rows, self.low), values(rows, self.high)
         half = self.k * values(rows, self.se)
         if self.clip is not None:
             return np.clip(y - half, *self.clip), np.clip(y + half, *self.clip)

@@ -193,7 +193,12 @@ def _runtime(df: pd.DataFrame, x: str, xaxis: Axis, title: str) -> FigureSpec:
     rows = df.assign(series=df.method)
     styles = style_map(list(dict.fromkeys(rows.method)))
     timed = not df.seconds.isna().all()
-    layers = [Layer("seconds")]
+    spread = timed and "seconds_low" in df and bool((df.seconds_high > df.seconds_low).any())
+    # the median of the repeated runs, and the fastest to the slowest of them (an ILP runs once)
+    what = "fastest to slowest of the repeated runs"
+    layers = [Layer("seconds", interval=Interval("range", low="seconds_low", high="seconds_high", what=what))]
+    if not spread:
+        layers = [Layer("seconds")]
     if (df.status == "timed out").any():
         layers.append(
             Layer(

@@ -63,6 +63,12 @@ def _about(entry: Mapping[str, Any], prefix: str, technique: str = "") -> dict[s
     return out
 
 
+def _same(item: Any, a: float, b: float, shown: str) -> cl.Claim:
+    """Two computed values equal up to floating point (numpy's isclose: |a - b| <= 1e-8 + 1e-5 |b|)."""
+    bound, rule = 1e-8 + 1e-5 * abs(float(b)), "equal (|a - b| <= 1e-8 + 1e-5 |b|)"
+    return cl.at_most(item, abs(float(a) - float(b)), bound, reproduced=shown, rule=rule)
+
+
 def example(df: pd.DataFrame, *, printed: Mapping[str, Any], x: Any, p: Any, limits: Mapping[str, Any]) -> list[Claim]:
     """The appendix's worked example (Figure 3): every printed H(eps), the statements around it, the
     coverings it names and its area.
@@ -91,7 +97,7 @@ def example(df: pd.DataFrame, *, printed: Mapping[str, Any], x: Any, p: Any, lim
     out = [cl.printed_value(cl.each(pH, f"eps = {e}", v), H[int(e)]) for e, v in pH["values"].items()]
     same = [abs(H[e] - H[better["than"]]) for e in better["eps"]]
     shown = ", ".join(f"H({e}) = {H[e]:.4f}" for e in (*better["eps"], better["than"]))
-    out.append(cl.statement(better, max(same) <= tol, reproduced=shown, rule=f"equal within {tol:g}"))
+    out.append(cl.at_most(better, max(same), tol, reproduced=shown, rule=f"largest |difference| <= {tol:g}"))
     alt, span = covering_entropy(x, q, alt_p["windows"])
     shown = f"{alt:.4f} (widest window {span:g}; the minimum H({alt_p['eps']}) = {H[alt_p['eps']]:.4f})"
     out.append(cl.printed_value(alt_p, alt, reproduced=shown))
@@ -144,12 +150,12 @@ def table1_fig1(df: pd.DataFrame, *, printed: Mapping[str, Any], limits: Mapping
     h0, area, dr = first.H0, first.area, first.DR
     a, b = first.index[:2]
     shown = ", ".join(f"{ex}: {h0[ex]:.4g} bits" for ex in (a, b))
-    out.append(cl.statement(printed["same_h0"], bool(np.isclose(h0[a], h0[b])), reproduced=shown, rule="equal"))
+    out.append(_same(printed["same_h0"], h0[a], h0[b], shown))
     ratio = area[a] / area[b]
     shown = f"{a}: {area[a]:g}, {b}: {area[b]:g} (ratio {ratio:.3g})"
     out.append(cl.at_least(printed["larger_area"], ratio, limits["much_larger"], reproduced=shown))
     shown = f"DR = {dr[a]:.4g} and {dr[b]:.4g}"
-    out.append(cl.statement(printed["dr_blind"], bool(np.isclose(dr[a], dr[b])), reproduced=shown, rule="equal"))
+    out.append(_same(printed["dr_blind"], dr[a], dr[b], shown))
     tells = bool(np.isclose(h0[a], h0[b]) and not np.isclose(area[a], area[b]))
     shown = f"(H0, A) = ({h0[a]:.3g}, {area[a]:g}) vs ({h0[b]:.3g}, {area[b]:g})"
     return [*out, cl.statement(printed["cae_tells"], tells, reproduced=shown, rule="equal H0, different A")]

@@ -261,8 +261,8 @@ def fig2_4_noise_ratio(df: pd.DataFrame, *, printed: Block, claim_rho2: float, l
     in_all = f"in {sum(grows)} of {len(grows)} attributes"
     close = f"fences within {fences:.2e} of the range"
     return [
-        cl.statement(p["more_noise"], all(up), reproduced=rises, rule="every panel"),
-        cl.statement(p["grows"], bool(grows) and all(grows), reproduced=in_all, rule="every attribute"),
+        cl.all_of(p["more_noise"], up, what="panel (attribute, rho1)", reproduced=rises),
+        cl.all_of(p["grows"], grows, what="attribute", reproduced=in_all),
         cl.at_most(p["close"], fences, limits["close_fraction"], reproduced=close),
         cl.within_se(p["quartiles"], df.mc, df.exact, df.mc_se, k=limits["z_max"]),
     ]

@@ -50,6 +50,7 @@ __all__ = [
     "release_checked",
     "release_all",
     "timed_plan",
+    "timed_runs",
 ]
 
 
@@ -336,16 +337,28 @@ def release_all(
     return [release_checked(m, sa_codes, F, max_size, s, keep_ids) for m, s in zip(mechanisms, seeds)]
 
 
-def timed_plan(mechanism: BucketingMechanism, counts: Any, F: Any, max_size: int, repeats: int = 1) -> Plan:
-    """``mechanism.plan`` run ``repeats`` times (once for an ILP, see ``time_once``), with the
-    median time.
+def timed_runs(
+    mechanism: BucketingMechanism, counts: Any, F: Any, max_size: int, repeats: int = 1
+) -> tuple[Plan, np.ndarray]:
+    """``mechanism.plan`` run ``repeats`` times (once for an ILP, see ``time_once``).
 
     Returns
     -------
-    Plan of the last run, its ``seconds`` the median over the runs.
+    The plan of the last run and the seconds of every run (their spread is the timing's).
     """
     if not isinstance(mechanism, BucketingMechanism):
         raise PrivlabError(f"mechanism must be a BucketingMechanism, got {type(mechanism).__name__}")
     repeats = check_int("repeats", repeats, low=1, high=10_000)
     runs = [mechanism.plan(counts, F, max_size) for _ in range(1 if mechanism.time_once else repeats)]
-    return replace(runs[-1], seconds=float(np.median([r.seconds for r in runs])))
+    return runs[-1], np.array([r.seconds for r in runs], dtype=float)
+
+
+def timed_plan(mechanism: BucketingMechanism, counts: Any, F: Any, max_size: int, repeats: int = 1) -> Plan:
+    """`timed_runs` with the median time.
+
+    Returns
+    -------
+    Plan of the last run, its ``seconds`` the median over the runs.
+    """
+    plan, seconds = timed_runs(mechanism, counts, F, max_size, repeats)
+    return replace(plan, seconds=float(np.median(seconds)))

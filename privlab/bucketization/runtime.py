@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 
 from privlab._validation import PrivlabError, SeedSequenceFn, check_callable, check_int
 
-from .mechanisms import BucketingMechanism, timed_plan
+from .mechanisms import BucketingMechanism, timed_runs
 from .settings import check_mapping, fprivacy
 from .tables import scale_up
 
@@ -47,7 +47,9 @@ def timing_rows(
 
     Returns
     -------
-    list of dict: method (the label), seconds, status, loss (NaN when none was found).
+    list of dict: method (the label), seconds (the median run), seconds_low and seconds_high (the
+    fastest and the slowest run: one run, for an ILP, gives one value), status, loss (NaN when
+    none was found).
     """
     mechanisms = check_mapping("mechanisms", mechanisms, "labels to BucketingMechanisms")
     if not isinstance(timings, bool):
@@ -58,9 +60,11 @@ def timing_rows(
     F = fprivacy(o / o.sum(), theta, offset)
     rows = []
     for label, m in mechanisms.items():
-        p = timed_plan(m, o, F, max_size, repeats)
-        loss = np.nan if p.loss is None else p.loss
-        rows.append({"method": label, "seconds": p.seconds if timings else np.nan, "status": p.status, "loss": loss})
+        p, runs = timed_runs(m, o, F, max_size, repeats)
+        if not timings:
+            runs = np.full(1, np.nan)
+        seconds = {"seconds": float(np.median(runs)), "seconds_low": runs.min(), "seconds_high": runs.max()}
+        rows.append({"method": label, **seconds, "status": p.status, "loss": np.nan if p.loss is None else p.loss})
     return rows
 
 

@@ -79,6 +79,20 @@ def test_runtime_tables(tables):
     assert (up.groupby("gamma").loss.nunique() == 1).all() and up.m.iloc[-1] > up.m.iloc[0]
     with pytest.raises(PrivlabError, match="^timings"):
         bk.timing_rows(MECHS, counts, 4, 0.02, 50, 1, timings="yes")
+    # repeated runs: the median with the fastest and the slowest beside it
+    for r in bk.timing_rows(pruned, counts, 4, 0.02, 50, 4, timings=True):
+        assert 0 <= r["seconds_low"] <= r["seconds"] <= r["seconds_high"]
+
+
+def test_timed_runs_runs_a_heuristic_repeats_times_and_an_ilp_once():
+    counts = np.array([40, 30, 20, 10])
+    F = bk.fprivacy(counts / counts.sum(), 4, 0.02)
+    plan, seconds = bk.mechanisms.timed_runs(bk.TwoSizeBucketing(pruning="full"), counts, F, 50, 5)
+    assert seconds.shape == (5,) and plan.loss is not None
+    median = bk.mechanisms.timed_plan(bk.TwoSizeBucketing(pruning="full"), counts, F, 50, 5)
+    assert median.loss == plan.loss
+    _, once = bk.mechanisms.timed_runs(bk.mechanisms.OptimalBucketing(), counts, F, 50, 5)
+    assert once.shape == (1,)
 
 
 def test_ratio_grid_rows_and_seeds():

@@ -128,3 +128,15 @@ def test_fits_shows_a_table_close_to_its_law_or_says_it_needs_trials():
     assert close_below > rejects_at  # at 10^7 trials the margin is wide: the difference test decides first
     assert near.comparison.decide(rejects_at * 1.001) == "disagree"
     assert few.comparison.decide(few.comparison.flips_at[0] * 0.999) == "agree"
+
+
+def test_below_everywhere_needs_ranges_apart():
+    at = ["n = 1", "n = 2"]
+    assert cl.below_everywhere("faster", [1, 1], [2, 2], [3, 3], [4, 4], at=at).verdict == "agree"
+    overlap = cl.below_everywhere("faster", [1, 1], [2, 3.5], [3, 3], [4, 4], at=at, decide_with="more repeats")
+    assert overlap.verdict == "inconclusive" and "n = 2" in overlap.note and "more repeats" in overlap.note
+    assert cl.below_everywhere("faster", [1, 5], [2, 6], [3, 3], [4, 4], at=at).verdict == "disagree"
+    # single runs are their own ranges
+    assert cl.below_everywhere("faster", [1, 2], [1, 2], [3, 3], [3, 3], at=at).verdict == "agree"
+    c = cl.below_everywhere("faster", [1, 1], [2, 2], [3, 3], [4, 4], at=at).comparison
+    assert c.value == -1.0 and c.decide(0.5) == "inconclusive" and c.decide(-0.5) == "agree"
