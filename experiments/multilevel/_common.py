@@ -17,5 +17,11 @@ def mc_tol(**se_of: str) -> dict[str, Tolerance]:
 
 
 def laws_of_x(cfg, ctx):
-    """The switched-on laws of X, each on its own domain (its length is s)."""
+    """The switched-on laws of X, each on its own domain (its length is s); the run's data names
+    every one of them (a law read from data through its data set, the others as generated laws)."""
+    for spec in cfg.distributions.values():  # in the panels' order, before the data a law is read from
+        if spec is not None and spec.kind in ("uniform", "gaussian", "lognormal"):
+            kept = {k: spec[k] for k in ("mean", "sd", "median", "sigma", "bin_width") if k in spec}
+            s = int(spec.get("domain_size", cfg.domain_size))
+            ctx.describe_data({"name": "discrete_law", "kind": spec.kind, "s": s, **kept})
     return make_priors(cfg.distributions, cfg.domain_size, dataset=ctx.dataset)

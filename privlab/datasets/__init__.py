@@ -11,7 +11,8 @@ pums      PUMS-like generator (SYNTHETIC) or a real ACS PUMS person file  n, see
 ========  ==============================================================  ===========
 
 Simulations that draw fresh points per trial use the generators of
-`privlab.datasets.simulated` (``GENERATED`` names: ``uniform_cube``, ``gaussian_mixture``):
+`privlab.datasets.simulated` (``GENERATED`` names: ``uniform_cube``, ``gaussian_mixture``,
+``discrete_law``):
 arrays drawn from a seed, not loaded, but labelled by ``describe`` like the others
 (``ctx.describe_data({"name": "uniform_cube", "n": ..., "d": ...})``).
 

@@ -93,7 +93,7 @@ def test_generators_are_seeded_and_in_the_box():
 
 
 def test_describe_labels_the_generated_data():
-    assert ds.GENERATED == ("uniform_cube", "gaussian_mixture")
+    assert ds.GENERATED == ("uniform_cube", "gaussian_mixture", "discrete_law")
     cube = ds.describe("uniform_cube", n=10_000, d=4)
     assert cube.startswith("uniform cube, synthetic: 10,000 points uniform on the hypercube [-1, 1]^4")
     mix = ds.describe("gaussian_mixture", n=3000, d=5, k=5, sigma=0.15)
@@ -207,3 +207,16 @@ def test_box_fraction_points_equals_the_formula(seed, d, box_dims):
     for lo, hi in iso.random_boxes(d, 20, box_dims, rng):
         expect = float(np.all((X >= lo) & (X < hi), axis=1).mean())
         assert iso.box_fraction_points(X, lo, hi) == expect == iso.box_fraction_points(X, lo, hi, col_range=rows)
+
+
+def test_discrete_law_draws_and_names_the_laws_of_x():
+    law = np.array([0.5, 0.25, 0.25])
+    x = simulated.discrete_law(40_000, law, 3)
+    assert set(np.unique(x)) == {1, 2, 3} and abs((x == 1).mean() - 0.5) < 0.02
+    assert ds.describe("discrete_law", kind="uniform", s=50).startswith("uniform law on 1..50, synthetic")
+    g = ds.describe("discrete_law", kind="gaussian", s=50, mean=25.5, sd=8)
+    assert "Gaussian law on 1..50 (mean 25.5, s.d. 8" in g and ds.is_synthetic("discrete_law", kind="uniform", s=2)
+    with pytest.raises(PrivlabError, match="gaussian discrete_law is described by kind, s, mean, sd"):
+        ds.describe("discrete_law", kind="gaussian", s=50, mean=1)
+    with pytest.raises(PrivlabError, match="probs must be a law"):
+        simulated.discrete_law(5, [0.5, 0.6])
