@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privlab._validation import MapFn, PrivlabError, check_array, check_int, check_real, map_in_order
+from privlab._validation import MapFn, PrivlabError, check_array, check_int, map_in_order
+from privlab.constraints import Real
+from privlab.validation import validate_params
 
 # F_i * S is compared with integers; F_i comes from floating arithmetic (theta*f + b), so an
 # exact product like 0.1 * 30 = 3.0000000000000004 or 2.9999999999999996 must count as 3.
@@ -85,6 +87,7 @@ def check_setting(setting: object) -> BucketSetting:
     return setting
 
 
+@validate_params(theta=Real(0, low_open=True), offset=Real(0))
 def fprivacy(freqs: ArrayLike, theta: float, offset: float = 0.02) -> np.ndarray:
     """F-privacy thresholds F_i = min(1, theta * f_i + offset) (seed 000, Section 7.1).
 
@@ -107,8 +110,6 @@ def fprivacy(freqs: ArrayLike, theta: float, offset: float = 0.02) -> np.ndarray
         raise PrivlabError(f"freqs must be in [0, 1]; out of range at values {bad}")
     if f.sum() > 1 + 1e-9:  # frequencies of distinct values (all of them sum to 1; a subset to less)
         raise PrivlabError(f"freqs must sum to at most 1 (frequencies of distinct values), sum to {f.sum():.6g}")
-    theta = check_real("theta", theta, low=0, low_open=True)
-    offset = check_real("offset", offset, low=0)
     F = np.minimum(1.0, theta * f + offset)
     if np.any(F <= 0):
         bad = np.flatnonzero(F <= 0)[:5].tolist()

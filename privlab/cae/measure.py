@@ -22,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import PrivlabError, check_array, check_distribution, check_int, check_real, check_same_length
+from .._validation import PrivlabError, check_array, check_distribution, check_int, check_same_length
+from ..constraints import Real
+from ..validation import validate_params
 from ._checks import MEMORY_LIMIT, check_memory
 
 __all__ = [
@@ -106,6 +108,7 @@ def _slack(x: np.ndarray) -> float:
     return 1e-12 * max(1.0, float(np.abs(x).max()))
 
 
+@validate_params(eps=Real(0))
 def min_entropy(values: Any, probs: Any, eps: float) -> float:
     """H(eps): the minimum entropy (bits) over coverings by windows of span <= ``eps``.
 
@@ -124,10 +127,10 @@ def min_entropy(values: Any, probs: Any, eps: float) -> float:
         ``H(eps)`` in bits; ``H(0)`` is the Shannon entropy of ``probs``.
     """
     x, p = _check_input(values, probs)
-    e = check_real("eps", eps, low=0)
-    return _dp(x, p, e + _slack(x))
+    return _dp(x, p, eps + _slack(x))
 
 
+@validate_params(eps=Real(0))
 def max_entropy(values: Any, probs: Any, eps: float) -> float:
     """The *maximum* entropy (bits) over the same coverings as :func:`min_entropy`.
 
@@ -137,8 +140,7 @@ def max_entropy(values: Any, probs: Any, eps: float) -> float:
     every ``eps``: the printed H(eps) of the appendix tell the two readings apart.
     """
     x, p = _check_input(values, probs)
-    e = check_real("eps", eps, low=0)
-    return _dp(x, p, e + _slack(x), best=np.max)
+    return _dp(x, p, eps + _slack(x), best=np.max)
 
 
 def covering_entropy(values: Any, probs: Any, windows: Sequence[Sequence[float]]) -> tuple[float, float]:

@@ -16,7 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import PrivlabError, check_distribution, check_int, check_real
+from .._validation import PrivlabError, check_distribution, check_int
+from ..constraints import Real
+from ..validation import validate_params
 from ._checks import check_cells, check_p, check_ps, check_s
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
 MAX_EXACT_COPIES = 10  # the exact confidence sums over set partitions: Bell(10) = 115,975
 
 
+@validate_params(p=Real(0, 1))
 def uni_pert_matrix(p: float, domain_size: int) -> np.ndarray:
     """Transition matrix M[x, y] = Pr[Y = y | X = x] of uni-pert (the paper's formula).
 
@@ -50,7 +53,6 @@ def uni_pert_matrix(p: float, domain_size: int) -> np.ndarray:
         At most ``MAX_CELLS`` cells (s <= 11,585).
     """
     s = check_s(domain_size)
-    p = check_real("p", p, low=0.0, high=1.0)
     check_cells(f"uni_pert_matrix: domain_size {s:,} x {s:,}", s * s)
     return np.full((s, s), (1.0 - p) / s) + p * np.eye(s)
 

@@ -10,7 +10,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import MapFn, PrivlabError, check_array, check_callable, check_int, check_real, map_in_order
+from .._validation import MapFn, PrivlabError, check_array, check_callable, map_in_order
+from ..constraints import Int, Real
+from ..validation import validate_params
 from ._checks import as_seed_sequence, check_cells, check_s, child_seed
 from .exact import expected_change_points
 from .perturbation import MultiLevelPerturber
@@ -18,6 +20,7 @@ from .perturbation import MultiLevelPerturber
 __all__ = ["measure_overhead", "overhead_table", "change_points_se"]
 
 
+@validate_params(n=Int(1), m=Int(1), c=Real(0, 1, low_open=True, high_open=True), step=Int(1), naive_max_bytes=Int(0))
 def measure_overhead(
     n: int, m: int, domain_size: int, c: float, step: int, naive_max_bytes: int, seed: Any, timed: bool = True
 ) -> list[dict[str, float]]:
@@ -53,13 +56,9 @@ def measure_overhead(
         milliseconds per release of each (wall clock, machine dependent; NaN when the naive
         store was not run or ``timed`` is False).
     """
-    n, m = check_int("n", n, low=1), check_int("m", m, low=1)
     check_cells(f"measure_overhead: a table of n = {n:,} tuples", n)
     check_cells(f"measure_overhead: m = {m:,} releases", m)
     s = check_s(domain_size)
-    c = check_real("c", c, low=0, high=1, low_open=True, high_open=True)
-    step = check_int("step", step, low=1)
-    naive_max_bytes = check_int("naive_max_bytes", naive_max_bytes, low=0)
     ss = as_seed_sequence(seed)
     p_seed, x_seed, h_seed = (child_seed(ss, i) for i in range(3))
     ps = np.random.default_rng(p_seed).uniform(c, 1.0, m)
