@@ -394,17 +394,29 @@ def _import_dirs(root: Path) -> list[Path]:
     return [root / "src"] if (root / "src").is_dir() else [root]
 
 
+_ADDED_TO_PATH: set[str] = set()  # the folders add_roots_to_path put on sys.path
+
+
 def add_roots_to_path() -> None:
     """Put every PRIVLAB_PATH root's packages on ``sys.path`` (at import of the registry, so that a
     worker process imports a root's modules by name as its parent does); bad entries are left to
     `path_roots` to report."""
+    wanted: list[str] = []
     for entry in os.environ.get("PRIVLAB_PATH", "").split(os.pathsep):
         path = Path(entry.strip()).expanduser() if entry.strip() else None
         if path is None or _root_problem(path):
             continue
-        for folder in _import_dirs(path.resolve()):
-            if str(folder) not in sys.path:
-                sys.path.insert(0, str(folder))
+        wanted += [str(folder) for folder in _import_dirs(path.resolve())]
+    # a root taken off PRIVLAB_PATH leaves sys.path too: its metadata (an egg-info left by
+    # `pip install -e`) would otherwise still declare its paper as installed
+    for folder in _ADDED_TO_PATH - set(wanted):
+        while folder in sys.path:
+            sys.path.remove(folder)
+        _ADDED_TO_PATH.discard(folder)
+    for folder in wanted:
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+            _ADDED_TO_PATH.add(folder)
 
 
 def _root_entry_points(root: Path) -> dict[str, str]:
