@@ -48,6 +48,10 @@ HELPERS = {
     "coincide",
     "differ",
     "inconclusive",
+    "trend",
+    "fits",
+    "below_everywhere",
+    "all_of",
 }
 
 
