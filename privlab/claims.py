@@ -385,7 +385,7 @@ def fits(
         need = gof_trials_to_decide(dof, margin, alpha=alpha)
         why = f"w's bound {bound:.3g} is not below the margin {margin:g}: needs >= {math.ceil(need):,} trials"
         why += f": {decide_with}" if decide_with else ""
-        note = f"{note}; {why}" if note else why
+        note = _add_note(note, why)
     compared = Comparison(x, float(dof), margin, (close_below, rejects_at), decide)
     tests = f"chi-square or the {other_test}" if other_p is not None else "chi-square test"
     rule = (
@@ -522,6 +522,17 @@ def statement(
     return _make(item, printed, reproduced, holds, rule, note, if_disagree)
 
 
+def _add_note(note: str, why: str) -> str:
+    """``why`` (what an undecided claim needs) after the claim's own note."""
+    return f"{note}; {why}" if note else why
+
+
+def _quantile(alpha: float, dof: float | None = None) -> float:
+    """The one-sided quantile that `privlab.stats.equivalence` widens an interval by: z, or Student's t
+    on ``dof`` degrees of freedom."""
+    return float(_st.norm.isf(alpha)) if dof is None else float(_st.t.isf(alpha, dof))
+
+
 def _above(low: float, high: float, margin: float) -> str:
     """An interval [low, high] against "above margin": shown above, shown below, or undecided."""
     return "agree" if low > margin else "disagree" if high < margin else "inconclusive"
@@ -578,7 +589,7 @@ def coincide(
 
     each_v = verdicts(d)
     verdict = overall(each_v)
-    z = float(equivalence(0.0, 1.0, 1e9, alpha=alpha).high)  # the one-sided z of the interval
+    z = _quantile(alpha)
     # the cell that decides: the most different one for a disagree, else the least certain one
     key = (np.abs(d) - z * s) if verdict == "disagree" else (np.abs(d) + z * s)
     i = int(np.nanargmax(np.where(np.isfinite(key), key, np.inf)))
@@ -589,7 +600,7 @@ def coincide(
         why = f"interval [{lo:.3g}, {hi:.3g}] straddles the margin +-{margin:g}: needs " + _needs(
             d[i], s[i], margin, None if n is None else n[i], decide_with
         )
-        note = f"{note}; {why}" if note else why
+        note = _add_note(note, why)
 
     def decide(v: float) -> str:
         moved = np.abs(d).copy()
@@ -624,7 +635,7 @@ def differ(
     compared with ``margin`` directly.
     """
     d, s = float(difference), float(se)
-    z = float(equivalence(0.0, 1.0, 1e9, alpha=alpha).high)
+    z = _quantile(alpha)
 
     def decide(v: float) -> str:
         if s == 0:
@@ -637,7 +648,7 @@ def differ(
         shown += f" (interval [{d - z * s:.4g}, {d + z * s:.4g}])"
     if verdict == "inconclusive":
         why = f"interval straddles the margin {margin:g}: needs " + _needs(d, s, margin, trials, decide_with)
-        note = f"{note}; {why}" if note else why
+        note = _add_note(note, why)
     flips = (float(margin),) if s == 0 else (margin - z * s, margin + z * s)
     compared = Comparison(d, 0.0, float(margin), flips, decide)
     rule = f"difference > {margin:g}" + (f" (one-sided, alpha {alpha:g})" if s > 0 else "")
@@ -689,22 +700,22 @@ def trend(
         return inconclusive(item, shown, why=why, needs=need, rule=rule, printed=printed, note=note)
     b, se, dof = log_slope(xs, ys)
 
+    t = _quantile(alpha, dof)
+
     def decide(v: float) -> str:
         if way == "flat":
             return _three_way(equivalence(v, se, margin, alpha=alpha, dof=dof).decision, "equivalent")
-        t = float(equivalence(0.0, 1.0, 1e9, alpha=alpha, dof=dof).high)
         lo, hi = v - t * se, v + t * se
         if way == "up":
             return _above(lo, hi, margin)
         return _above(-hi, -lo, margin if way == "down" else -margin)  # below -margin, or below margin
 
     verdict = decide(b)
-    t = float(equivalence(0.0, 1.0, 1e9, alpha=alpha, dof=dof).high)
     shown += f"; exponent {b:+.3f} (interval [{b - t * se:+.3f}, {b + t * se:+.3f}], {dof} df)"
     if verdict == "inconclusive":
         why = f"the exponent's interval straddles the margin {margin:g}: needs more or repeated points"
         why += f": {decide_with}" if decide_with else ""
-        note = f"{note}; {why}" if note else why
+        note = _add_note(note, why)
     edges = (-margin - t * se, -margin + t * se) if way == "down" else (margin - t * se, margin + t * se)
     flips = (-margin - t * se, -margin + t * se, margin - t * se, margin + t * se) if way == "flat" else edges
     compared = Comparison(b, 0.0, float(margin), tuple(sorted(set(flips))), decide)
@@ -754,7 +765,7 @@ def below_everywhere(
         overlap = ", ".join(str(points[j]) for j in np.flatnonzero(gaps >= 0))
         why = f"the runs' ranges overlap at {overlap}: needs more repeated runs or a wider gap"
         why += f": {decide_with}" if decide_with else ""
-        note = f"{note}; {why}" if note else why
+        note = _add_note(note, why)
     compared = Comparison(worst, 0.0, 0.0, tuple(sorted({0.0, above_at})), decide)
     rule = "below at every point: A's slowest run under B's fastest (overlapping ranges: inconclusive)"
     return _make(item, printed, shown, None, rule, note, if_disagree, compared, verdict=verdict)
@@ -776,7 +787,7 @@ def inconclusive(
     """A claim the data cannot decide (too few points, no trial in the cell): ``why``, and what it
     ``needs`` to be decided (e.g. ">= 3 values of n: --profile paper")."""
     text = f"{why}; needs {needs}"
-    return _make(item, printed, reproduced, None, rule, f"{note}; {text}" if note else text, "", verdict="inconclusive")
+    return _make(item, printed, reproduced, None, rule, _add_note(note, text), "", verdict="inconclusive")
 
 
 def info(item: Item, reproduced: Any, *, note: str = "", printed: Any = None) -> Claim:
