@@ -29,7 +29,7 @@ from .._validation import (
 )
 from ._checks import MAX_CELLS, MAX_DRAWS, check_cells, check_size
 from ._grid import panel_rho1s
-from .adversary import max_posterior, posteriors, query_answers
+from .adversary import largest_posterior, max_posterior, query_answers
 from .calibration import Calibration, check_rhos
 
 __all__ = [
@@ -145,7 +145,7 @@ def breach_simulation(
         k = min(chunk, n_responses - done)
         idx = rng.choice(u.size, size=k, p=p)
         r = answers[idx] + rng.laplace(0.0, lam, size=k)
-        post = posteriors(u, known, r, epsilon, prior=p)[:, eligible].max(axis=1)
+        post = largest_posterior(u, known, r, epsilon, eligible, prior=p)
         seen = max(seen, float(post.max()))
         breaches += int((post >= rho2 - 1e-9).sum())
         done += k

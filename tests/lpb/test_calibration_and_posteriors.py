@@ -148,3 +148,42 @@ def test_posteriors_rejects(kwargs, word):
     args = {"universe": [1, 2, 3], "known": [1.0], "response": 2.0, "epsilon": 1.0, **kwargs}
     with pytest.raises(PrivlabError, match=word):
         lpb.posteriors(**args)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(2, 40),
+    st.floats(0.05, 50.0),
+    st.integers(0, 2**31),
+    st.sampled_from(["mean", "sum", "median"]),
+    st.sampled_from([0.0, 1e4, 1e12]),
+    st.sampled_from(["dirichlet", "two_point", "uniform"]),
+)
+def test_largest_posterior_is_the_posteriors_max(size, epsilon, seed, query, far, prior_kind):
+    """The breach simulation's O(log |U|) posterior is the full posterior table's maximum, to
+    rounding: responses inside the answers, on them, and far beyond both ends; priors with zeros;
+    tied answers (the median)."""
+    rng = np.random.default_rng(seed)
+    universe = np.sort(rng.choice(1000, size=size, replace=False)).astype(float)
+    known = rng.integers(0, 1000, size=7).astype(float)
+    prior = {
+        "dirichlet": rng.dirichlet(np.ones(size)),
+        "two_point": np.r_[0.7, np.zeros(size - 2), 0.3],
+        "uniform": None,
+    }[prior_kind]
+    among = rng.random(size) < 0.5
+    among[rng.integers(size)] = True
+    answers = lpb.query_answers(universe, known, query)
+    assume(np.ptp(answers) > 0)  # a median may give every candidate the same answer: no sensitivity
+    response = np.concatenate([rng.normal(answers.mean(), answers.std() + 1, size=300), answers, [far, -far]])
+    full = lpb.posteriors(universe, known, response, epsilon, query, prior)
+    for mask in (among, np.ones(size, bool)):
+        got = lpb.largest_posterior(universe, known, response, epsilon, mask, query, prior)
+        np.testing.assert_allclose(got, full[:, mask].max(axis=1), rtol=1e-9, atol=1e-300)
+
+
+def test_largest_posterior_refuses_a_mask_that_is_not_one():
+    u, known = np.arange(5.0), np.ones(10)
+    for among in (np.zeros(5, bool), np.ones(4, bool), np.arange(5)):
+        with pytest.raises(PrivlabError, match="among must be a boolean mask of the 5 candidates"):
+            lpb.largest_posterior(u, known, np.array([1.0]), 1.0, among)
