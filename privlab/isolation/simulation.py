@@ -90,29 +90,37 @@ def attack(
     targets = np.random.default_rng(seeds["targets"]).integers(db.shape[0], size=m)
     index = distance_index(db)  # prepared once for the sanitizers, every adversary and c
     setting = {"T": T, "low": low, "high": high, "aux": aux, "index": index}
-    runs = [(label, san.with_setting(**setting).attack(db, targets, seeds)) for label, san in sanitizers]
-    rows = []
-    for c in cs:
-        best: dict[str, np.ndarray] = {}
-        for label, run in runs:
+    # one sanitizer's outputs held at a time: each is asked at every c, and only its masks are kept
+    masks: dict[tuple[int, str], list[tuple[str, np.ndarray, np.ndarray | None]]] = {}
+    runs = []
+    for label, san in sanitizers:
+        run = san.with_setting(**setting).attack(db, targets, seeds)
+        for k, c in enumerate(cs):
             for out in run.outputs:
                 mask, any_mask = isolation_masks(
                     out.queries, targets, db, c, T, anyone=out.natural, m_any=m_any, index=index
                 )
                 assert mask is not None
+                masks.setdefault((k, label), []).append((out.name, mask, any_mask))
+        runs.append((label, len(run.outputs), run.extra))
+    rows = []
+    for k, c in enumerate(cs):
+        best: dict[str, np.ndarray] = {}
+        for label, _, extra in runs:
+            for name, mask, any_mask in masks.get((k, label), []):
                 best[label] = mask if label not in best else best[label] | mask
                 cols = rate_columns(mask, any_mask, trials_any=m_any is not None)
-                row = {"c": float(c), "sanitizer": label, "adversary": out.name, **cols}
-                rows.append({**row, **run.extra})
-        for label, run in runs:
-            if len(run.outputs) > 1:
+                row = {"c": float(c), "sanitizer": label, "adversary": name, **cols}
+                rows.append({**row, **extra})
+        for label, outputs, extra in runs:
+            if outputs > 1:
                 row = {
                     "c": float(c),
                     "sanitizer": label,
                     "adversary": BEST,
                     **rate_columns(best[label], trials_any=m_any is not None),
                 }
-                rows.append({**row, **run.extra})
+                rows.append({**row, **extra})
     return rows
 
 
