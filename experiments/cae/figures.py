@@ -10,7 +10,19 @@ from typing import Any
 
 import pandas as pd
 
-from privlab.figures import Axis, FigureSpec, Interval, Layer, Panel, figure, gap_label, style_map
+from privlab.figures import (
+    Axis,
+    FigureSpec,
+    Interval,
+    Layer,
+    Panel,
+    Reading,
+    Reference,
+    config_value,
+    figure,
+    gap_label,
+    style_map,
+)
 
 __all__ = ["example", "salary_examples", "sdc_vs_sk", "noise_vs_sk_and_amount", "legend", "PAPER_COLOURS"]
 
@@ -115,7 +127,20 @@ def sdc_vs_sk(figure_name: str) -> Any:
             for (measure, axis), letter in zip(MEASURES, letters):
                 layer = Layer(measure, interval=Interval("se", se=f"{measure}_se"), dodge=0.06)
                 title = f"{f'({letter}) ' if letter else ''}{name}: {measure.replace('area', 'Area')} vs SK ({ds})"
-                panels.append(Panel(d, "sk_size", SK, axis, (layer,), title=title, gaps=gaps))
+                readings, references = _readings(d, measure, styles, cfg) if gaps else ((), ())
+                panels.append(
+                    Panel(
+                        d,
+                        "sk_size",
+                        SK,
+                        axis,
+                        (layer,),
+                        title=title,
+                        gaps=gaps,
+                        readings=readings,
+                        references=references,
+                    )
+                )
         paper = {k: v for k, v in PAPER_COLOURS.items() if k in styles}
         notes = (
             (f"mean of {reps}, ±2 s.e.; dashed: the line the paper compares with",)
@@ -133,6 +158,29 @@ def sdc_vs_sk(figure_name: str) -> Any:
         )
 
     return build
+
+
+def _readings(d: pd.DataFrame, measure: str, styles: dict, cfg: Any) -> tuple[tuple, tuple]:
+    """The words of Section 6's comparison as the claims read them (``claims.similar_rel``,
+    ``claims.flat_rel``), on the panel of ``measure``: "similar H0" at SK 0, |a - b| at most that
+    share of the larger, is the band from -share x b to share / (1 - share) x b on the difference
+    panel (b = Q = 8); "slightly above" (Area) its upper edge; "remains flat", Q = 8's H0 at most
+    that share below its value at SK 0, a line under Q = 8's H0."""
+    similar, flat = config_value(cfg, "claims.similar_rel"), config_value(cfg, "claims.flat_rel")
+    readings: tuple = ()
+    references: tuple = ()
+    if similar is not None:
+        share = float(similar)
+        # one legend entry: H0's band and Area's upper edge are one reading of two words
+        label = f"reading of 'similar' (H0) and 'slightly above' (Area), SK 0: within {share:.0%} of the larger"
+        upper = Reading(COMPARED, share / (1 - share), label, True)
+        readings = (upper, Reading(COMPARED, -share, label, True)) if measure == "H0" else (upper,)
+    q = d[d.series == COMPARED[1]].sort_values("sk_size")
+    if flat is not None and measure == "H0" and not q.empty:
+        level = (1 - float(flat)) * float(q.H0.iloc[0])
+        label = f"reading of 'flat': {float(flat):.0%} below {COMPARED[1]} at SK 0"
+        references = (Reference(label, y=level, color=styles[COMPARED[1]].color, linestyle="--"),)
+    return readings, references
 
 
 @figure(ledger=("fig4.amount", "sec6.declines", "sec6.sharp"))
