@@ -57,6 +57,7 @@ def test_real_data_frequencies_are_checked_not_info():
     assert [c.verdict for c in claims] == ["agree"] * 6
 
 
+@pytest.mark.slow
 def test_swapped_mechanisms_keep_labels_and_skip_claims(tmp_path):
     exp, cfg, df = _run("bucketization/fig4_mse", ["mechanism=[multi_size,anatomy]", "dataset.n=2000", "thetas=[8]"])
     assert df.method.tolist() == ["MultiSize", "Anatomy"] * 2 and df.checker.iloc[0] == "passed"
@@ -94,6 +95,7 @@ def test_contract_refuses_bad_values(exp_id, overrides, message):
         compose(exp_id, overrides)
 
 
+@pytest.mark.slow
 def test_unknown_table_and_wrong_kind_fail_in_one_line(tmp_path):
     with pytest.raises(PrivlabError, match="table must be one of OCC, EDU; got 'XYZ'"):
         _run("bucketization/fig3_l_vs_theta", ["tables=[XYZ]"], tmp_path)
@@ -107,7 +109,10 @@ def test_zero_offset_is_zero():
     assert cfg.offset == 0 and all(math.isclose(r.F_min, 2 * r.f_min) for r in df.itertuples())
 
 
-@pytest.mark.parametrize("name", sorted(VERDICTS))
+# the first in the default tier, the others slow (tests/core/test_figures.py audits them all)
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=[pytest.mark.slow] if i else []) for i, n in enumerate(sorted(VERDICTS))]
+)
 def test_figures_render_from_the_reference_tables(name):
     import io
 

@@ -89,6 +89,7 @@ def _run(exp_id, overrides, tmp_path):
     return df, {c.claim.rsplit(" (", 1)[0]: c for c in exp.check_claims(df, cfg)}
 
 
+@pytest.mark.slow
 def test_fig4_and_fig5_record_the_status_and_leave_the_claims_undecided(monkeypatch, tmp_path):
     _break(monkeypatch, "crash")
     df, claims = _run("bucketization/fig4_mse", registry.get("bucketization/fig4_mse").smoke, tmp_path)
@@ -104,6 +105,7 @@ def test_fig4_and_fig5_record_the_status_and_leave_the_claims_undecided(monkeypa
     assert close and all(c.verdict == "info" for c in close)
 
 
+@pytest.mark.slow
 def test_fig7_ilp_claims_are_undecided_not_false(monkeypatch, tmp_path):
     _break(monkeypatch, "missing binary")
     mechs = "mechanism=[two_size_none,two_size_loss,two_size_full,optimal_two_size]"

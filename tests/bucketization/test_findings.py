@@ -30,6 +30,7 @@ def ratio_cdf(m: float, a1: float, a2: float, b: float) -> float:
     return low + high
 
 
+@pytest.mark.slow
 def test_theorem2_mean_does_not_exist_the_printed_factor_is_the_delta_method():
     a1, b = 100.0, 10.0  # Section 2.1's example: eps = 0.1, "1.02 times" at a1 = 100
     # no mean: a1~ has density e^(-a1/b)/(2b) > 0 at 0, so the integral of density/u from t to 1 grows
@@ -90,6 +91,7 @@ def exact_hits(ns: np.ndarray, high: int, target: int) -> set[tuple[int, int, in
     return hits
 
 
+@pytest.mark.slow
 def test_remark312_count_is_unreproducible_not_wrong():
     # the seed lost n and the size range: Table 4's cardinalities give no exact hit with any range in 1..100 ...
     assert exact_hits(np.arange(100_000, 500_001, 100_000), 100, PRINTED_COUNT) == set()

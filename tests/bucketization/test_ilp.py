@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pulp
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -61,6 +62,7 @@ def small_tables(draw):
     return o, F, draw(st.integers(2, 8))
 
 
+@pytest.mark.slow
 @FAST
 @given(small_tables())
 def test_both_solvers_find_the_brute_force_optimum(table):
@@ -164,6 +166,7 @@ def _square(x):
     return x * x
 
 
+@pytest.mark.slow
 def test_figures_4_and_5_solve_each_instance_once(monkeypatch, tmp_path):
     solves = []
     real = ilp._solve

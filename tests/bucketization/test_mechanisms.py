@@ -24,6 +24,7 @@ def _table(seed=0, n=3000, m=12):
     return sa, bk.fprivacy(np.bincount(sa, minlength=m) / n, 4)
 
 
+@pytest.mark.slow
 def test_setting_mechanisms_match_the_algorithms():
     sa, F = _table()
     o = np.bincount(sa, minlength=F.size)
@@ -143,6 +144,7 @@ def test_mechanism_parameters_are_validated(cls, kw, word):
         cls(**kw)
 
 
+@pytest.mark.slow
 def test_mechanism_configs_build_in_table_order():
     figure4 = build(compose("bucketization/fig4_mse").mechanism, kind="bucketing")
     assert [m.label for m in figure4.values()] == ["TwoSize", "MultiSize", "Optimal", "Anatomy"]

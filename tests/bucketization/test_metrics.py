@@ -33,6 +33,7 @@ def test_query_answers_exact_and_one_bucket():
     assert np.all(relative_errors(actual, est[0]) < 1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("m", [6, 70])  # one and two 64-bit words per bit plane
 def test_query_answers_brute_force(m):
     rng = np.random.default_rng(m)

@@ -145,6 +145,7 @@ def test_check_noise_catches_faults():
     assert cae.check_noise(data, data, sizes, 0) == 0
 
 
+@pytest.mark.slow
 @settings(max_examples=5, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([2, 4, 8]))
 def test_check_bounds_passes_true_bounds_and_catches_faults(seed, Q):

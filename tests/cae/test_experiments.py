@@ -73,6 +73,7 @@ def _verdicts(exp, df, cfg):
     return {c.claim: c.verdict for c in exp.check_claims(df, cfg)}
 
 
+@pytest.mark.slow
 def test_formulas_experiment_finds_the_seeds_errors(tmp_path):
     exp, cfg, df = _run("cae/formulas", ["grids.instances=3"], tmp_path)
     wrong = set(df.key[~df.match])
@@ -87,6 +88,7 @@ def test_formulas_experiment_finds_the_seeds_errors(tmp_path):
     assert all(c.ledger for c in claims)
 
 
+@pytest.mark.slow
 def test_table1_fig1_and_table2_data(tmp_path):
     exp, cfg, df = _run("cae/table1_fig1", (), tmp_path)
     assert set(_verdicts(exp, df, cfg).values()) == {"agree"}
@@ -112,6 +114,7 @@ def test_acs_twins_run_on_acs_only():
         assert cfg.datasets.acs.sk == ["AGEP", "SEX", "EDU", "INDP_CAT"] and cfg.datasets.acs.drop_missing
 
 
+@pytest.mark.slow
 def test_figure_2_panels_carry_the_seeds_letters_and_legends_hide_no_curve():
     from privlab.experiments.cae import figures
 

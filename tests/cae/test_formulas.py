@@ -105,6 +105,7 @@ def test_coverings_of_the_problem_statement_give_the_appendix_values():
     assert len(dv.coverings(X, 0)) == 1 and len(dv.coverings(X, 8)) == 8  # 2^(n-1) once every window fits
 
 
+@pytest.mark.slow
 def test_formula_table_has_one_row_per_formula_and_catches_an_altered_printed_one():
     cfg = compose("cae/formulas", ["grids.instances=3"])
     printed = {k: cfg.printed[k].value for k in dv.PRINTED_FORMULAS}
@@ -121,6 +122,7 @@ def test_formula_table_has_one_row_per_formula_and_catches_an_altered_printed_on
         dv.formula_table(printed, X, P, APPENDIX, SALARY, INSTANCE, **cfg.grids)
 
 
+@pytest.mark.slow
 def test_paper_profile_runs_the_printed_parameters():
     sampling = compose("cae/fig2_sampling", profile="paper")
     assert sampling.repetitions == 30 and list(sampling.mechanism.sdc_sampling.levels) == [5, 10, 20, 50]

@@ -81,6 +81,7 @@ def test_min_entropy_equals_brute_force(xp, eps):
     assert cae.min_entropy(x, p, eps) == pytest.approx(brute_force(list(x), list(p), eps), abs=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(distributions())
 def test_curve_consistent_with_min_entropy(xp):
@@ -103,6 +104,7 @@ def test_curve_consistent_with_min_entropy(xp):
     assert H0 == pytest.approx(-sum(v * math.log2(v) for v in p if v > 0), abs=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 9))
 def test_batched_equals_single_with_zeros(seed, m):

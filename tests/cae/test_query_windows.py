@@ -19,6 +19,7 @@ def _windows(n, Q, stride):
     return [list(range(s, s + Q)) for s in range(0, n - Q + 1, stride)]
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(2, 30), st.sampled_from([2, 4, 6, 8]), st.integers(1, 9))
 def test_disjoint_structural_bounds_equal_lp(seed, n, Q, top):

@@ -22,11 +22,28 @@ from privlab import registry, testing
 EXPERIMENTS = [e for e in registry.all_experiments() if registry.paper_of(e).distribution == "privlab"]
 
 
+# the default tier checks one experiment of each paper (each with a figure, a claim and a
+# 1- vs 2-worker run); every other experiment, and the paper-profile references of all, are in the
+# slow tier, which CI runs (`privlab check` also reruns all 63 at the quick profile there)
+DEFAULT_TIER = {
+    "bucketization/fig3_l_vs_theta",
+    "cae/example",
+    "isolation/bad_sanitizer",
+    "lpb/fig1_lambda",
+    "multilevel/example",
+}
+
+
 def _case(exp: registry.Experiment):
-    # the paper-profile references (figures audited, claims decided) and a twin's 1- vs 2-worker run
-    # (its original's code on other data) are in the slow tier
+    # a twin's quick run is with 1 worker only (its original's code on other data)
+    quick = [pytest.mark.slow] if exp.id not in DEFAULT_TIER else []
     full = pytest.param(exp.id, 2, ("quick", "paper"), id=f"{exp.id}-full", marks=pytest.mark.slow)
-    return [pytest.param(exp.id, 1 if exp.twin_of else 2, ("quick",), id=exp.id), full]
+    return [pytest.param(exp.id, 1 if exp.twin_of else 2, ("quick",), id=exp.id, marks=quick), full]
+
+
+def test_the_default_tier_names_experiments_that_exist():
+    assert DEFAULT_TIER <= {e.id for e in EXPERIMENTS}
+    assert {e.split("/")[0] for e in DEFAULT_TIER} == {e.paper for e in EXPERIMENTS}
 
 
 @pytest.mark.parametrize("exp_id,workers,profiles", [case for exp in EXPERIMENTS for case in _case(exp)])

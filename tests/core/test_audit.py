@@ -69,6 +69,7 @@ def test_audit_counts(paper):
     assert counts["findings"] >= sum(kinds.values())  # the prose findings and the ledger's own the audit met
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paper", PAPERS)
 def test_privlab_copies_are_what_the_audit_checked(paper):
     assert audit.check_copies(audit.load(paper), ROOT) == []

@@ -225,6 +225,7 @@ def readings():
     return {p: ar.run(p, root=ROOT, vocab=vocab) for p in PAPERS}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paper", PAPERS)
 def test_every_slip_of_the_five_papers_has_its_result(readings, paper):
     reading = readings[paper]
@@ -248,6 +249,7 @@ def test_every_reading_finding_names_this_test(paper):
             assert item.finding and TEST in item.evidence and TEST in item.checked_by, item.id
 
 
+@pytest.mark.slow
 def test_counts_table():
     table = ar.counts(list(PAPERS))
     columns = ["paper", "audit", "collected", "places", "slips", "explained", "findings", "problems"]

@@ -197,7 +197,11 @@ CLI_CASES = [
 ]
 
 
-@pytest.mark.parametrize("args", CLI_CASES, ids=[" ".join(a) for a in CLI_CASES])
+# each case starts privlab (~3 s): the first in the default tier, the others slow
+@pytest.mark.parametrize(
+    "args",
+    [pytest.param(a, id=" ".join(a), marks=[pytest.mark.slow] if i else []) for i, a in enumerate(CLI_CASES)],
+)
 def test_cli_bad_input_one_line_nothing_written(tmp_path, args):
     env = {**os.environ, "PRIVLAB_RESULTS": str(tmp_path / "results")}
     res = subprocess.run(

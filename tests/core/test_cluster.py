@@ -86,6 +86,7 @@ def test_a_bad_cluster_is_one_line(argv, expect, tmp_path, capsys):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_no_scheduler_there_is_one_line():
     with pytest.raises(PrivlabError, match="no Dask scheduler answers there"):
         executors.DaskExecutor("tcp://127.0.0.1:9", timeout=2)

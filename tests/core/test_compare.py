@@ -31,6 +31,7 @@ def _rewrite(run, edit):
     store.write_result(run, lambda d: [(d / k).write_bytes(v) for k, v in files.items()], rows=len(table))
 
 
+@pytest.mark.slow
 def test_compare_reports_exactly_the_perturbed_cell(run_a, tmp_path):
     run_b = tmp_path / "b"
     shutil.copytree(run_a, run_b, symlinks=True)

@@ -87,6 +87,7 @@ def _reference(root, overrides=()) -> None:
     runner.atomic_write_text(path, runner.table_to_csv(table))
 
 
+@pytest.mark.slow
 def test_a_conforming_paper_passes(paper_root):
     root = _project(paper_root)
     _reference(root)
@@ -105,6 +106,7 @@ def test_a_ledger_typo_fails_the_harness_and_check(paper_root, cli):
     assert "ERROR" in checked.stdout and "ledger id 't1.fiar'" in checked.stdout
 
 
+@pytest.mark.slow
 def test_a_table_that_depends_on_the_workers_fails(paper_root, tmp_path):
     root = _project(paper_root)
     _reference(root)
@@ -115,6 +117,7 @@ def test_a_table_that_depends_on_the_workers_fails(paper_root, tmp_path):
     assert failures == ["coins/coins: workers: the smoke table differs with 1 and 2 workers"]
 
 
+@pytest.mark.slow
 def test_a_missing_reference_and_an_unfaithful_figure_fail(paper_root, tmp_path):
     root = _project(paper_root)
     failures = testing.check_experiment("coins/coins", workers=1, results=tmp_path)
@@ -160,6 +163,7 @@ def forgotten(cfg, ctx):
 )
 
 
+@pytest.mark.slow
 def test_a_declared_experiment_without_its_config(paper_root, tmp_path, cli):
     """F7: one line naming the missing file; the rest of the paper still runs."""
     root = _project(paper_root, **{"coins/__init__.py": TWO})
@@ -177,6 +181,7 @@ def test_a_declared_experiment_without_its_config(paper_root, tmp_path, cli):
     assert "Traceback" not in done.stderr and "coins/coins: 3 rows" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_runner_audits_each_figure_it_draws(paper_root, tmp_path):
     """F4: a reproduced figure is read back against its table; the verdict is in provenance.json."""
     import json

@@ -42,6 +42,7 @@ def _table(exp_id: str, overrides: list[str], tmp_path: Path) -> str:
         return runner.table_to_csv(runner.run_table(exp, cfg, ctx))
 
 
+@pytest.mark.slow
 def test_dask_context_uses_the_cluster(cluster):
     local, client = cluster
     workers = set(client.run(os.getpid).values())
@@ -66,6 +67,7 @@ def test_collusion_mc_on_dask_is_byte_identical(cluster, tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == [store.path.name]  # the workers' parts merged and removed
 
 
+@pytest.mark.slow
 def test_multilevel_experiment_on_dask_is_byte_identical(cluster, tmp_path):
     address = cluster[0].scheduler_address
     serial = _table("multilevel/fig5_collusion", ["workers=1"], tmp_path / "serial")
@@ -73,6 +75,7 @@ def test_multilevel_experiment_on_dask_is_byte_identical(cluster, tmp_path):
     assert _table("multilevel/fig5_collusion", dask, tmp_path / "dask") == serial
 
 
+@pytest.mark.slow
 def test_other_paper_on_dask_is_byte_identical(cluster, tmp_path):
     address = cluster[0].scheduler_address
     serial = _table("lpb/fig2_4_noise_ratio", ["workers=1"], tmp_path / "serial")
@@ -101,6 +104,7 @@ def test_cli_sweep_on_dask_is_identical(cluster, tmp_path):
         pd.testing.assert_frame_equal(tables["dask"][job], frame, check_exact=True)
 
 
+@pytest.mark.slow
 def test_missing_dask_is_one_clear_line(monkeypatch):
     """Without dask[distributed] installed, the first parallel map says what to install."""
     from privlab import PrivlabError

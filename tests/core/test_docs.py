@@ -54,7 +54,7 @@ DOCS = ROOT / "docs"
 # blocks marked not run, in all: set-up, the docs server, the paper profile, SLURM, Dask, CONTRIBUTING.md x2
 NOT_RUN_MAX = 11  # the three cluster commands of guide/sweeps.md need a scheduler or SLURM (tests/core/test_cluster.py)
 DOCSTRING_EXCERPTS_MAX = 3  # illustrative literal blocks (``::``) in the docstrings the API pages render
-# pages whose commands take more than ~15 s of CPU (each privlab command starts in ~2 s); the default suite
+# pages whose commands take more than ~4 s (each privlab command starts in ~2 s); the default suite
 # runs the others (tests/core/test_registry_warner.py runs the tutorial's paper, tests/core/test_faults.py and
 # test_bad_input.py the behaviours of the faults page)
 SLOW_PAGES = {
@@ -62,6 +62,10 @@ SLOW_PAGES = {
     "guide/check.md": "six commands, three of them runs",
     "guide/faults.md": "seven commands",
     "tutorial/add-a-paper.md": "a whole paper, ten commands",
+    "guide/run.md": "runs, a multirun and a report",
+    "guide/reproduce.md": "a paper reproduced and checked",
+    "guide/epsilon.md": "the epsilon tool on four inputs",
+    "guide/setup.md": "the installed commands, each started",
 }
 MARKER = re.compile(r"^\s*<!--\s*not run in tests\s*(?::(?P<reason>.*?))?\s*-->\s*$")
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*)$")
@@ -385,6 +389,7 @@ def _exports_before(page: Page, block: Block, line: str) -> list[str]:
 # ---------------------------------------------------------------------------------------
 # the tests
 # ---------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_every_block_runs_or_is_marked_with_a_reason(all_pages):
     problems = [p for page in all_pages for p in page.problems]
     blocks = [b for page in all_pages for b in page.blocks]
@@ -428,6 +433,7 @@ def test_the_parser_finds_markers_and_blocks():
     assert output_mismatch("b\na", "a\nb") is not None
 
 
+@pytest.mark.slow
 def test_inline_and_not_run_commands_parse_and_compose(all_pages):
     commands = [(page.path, c) for page in all_pages for c in inline_commands(page)]
     commands += [
@@ -511,7 +517,7 @@ def test_tutorial_is_the_warner_example():
         if path.is_file()
         and path.suffix in (".py", ".yaml", ".toml")
         and "egg-info" not in str(path)
-        and "__pycache__" not in path.parts
+        and not {"__pycache__", "build", "dist"} & set(path.relative_to(EXAMPLE).parts)  # pip's artefacts
     )
     assert sorted(shown) == sources
     for rel, text in shown.items():

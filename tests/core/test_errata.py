@@ -113,6 +113,7 @@ def test_consequences_are_validated(paper_root, change, message):
             ledger.load("slips")
 
 
+@pytest.mark.slow
 def test_errata_lpb_prints_table1s_corrected_posterior_beside_the_printed_one(cli):
     done = cli("errata", "lpb")
     assert done.returncode == 0, done.stderr

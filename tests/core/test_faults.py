@@ -81,6 +81,7 @@ def privlab(root, results, *args, **extra):
     return run_cli(*args, env=_env(root, results, **extra), timeout=300)
 
 
+@pytest.mark.slow
 def test_reproduce_survives_every_fault(root, tmp_path):
     res = privlab(
         root,
@@ -111,6 +112,7 @@ def test_reproduce_survives_every_fault(root, tmp_path):
     assert again.returncode == 1
 
 
+@pytest.mark.slow
 def test_check_survives_a_fault(root, tmp_path):
     privlab(root, tmp_path, "check", "faulty/good", "--update")
     res = privlab(root, tmp_path, "check", "faulty/good", "faulty/raises")
@@ -148,6 +150,7 @@ def test_killed_reproduce_resumes_and_workers_die_with_it(root, tmp_path):
     assert (tmp_path / "faulty" / "slow" / "result.csv").is_file()
 
 
+@pytest.mark.slow
 def test_run_reports_a_fault_in_one_line(root, tmp_path):
     res = privlab(root, tmp_path, "run", "faulty/raises")
     lines = [line for line in res.stderr.splitlines() if line.strip()]

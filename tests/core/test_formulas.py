@@ -48,6 +48,7 @@ def _poly(cs: list[int]) -> sp.Expr:
     return sum((c * m for c, m in zip(cs, MONOMIALS)), sp.Integer(0))
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(coefficients, coefficients, st.integers(1, 5), st.sampled_from(MONOMIALS[1:]))
 def test_same_agrees_with_sympy_on_polynomial_identities_and_catches_a_perturbation(p, q, c, term):
@@ -59,6 +60,7 @@ def test_same_agrees_with_sympy_on_polynomial_identities_and_catches_a_perturbat
     assert not same(lhs, rhs - c * term * X)
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(coefficients, coefficients, st.integers(1, 4))
 def test_same_on_rational_identities(p, q, k):
@@ -131,6 +133,7 @@ def test_parse_uses_the_papers_table():
     assert parse("x <= y", SYMBOLS) == (X <= Y)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(coefficients, coefficients, st.floats(0.1, 10), st.floats(0.1, 10))
 def test_value_at_matches_numeric_evaluation(p, q, x, y):

@@ -173,6 +173,7 @@ def _reason(path: Path, line: int) -> str | None:
     return None
 
 
+@pytest.mark.slow
 def test_no_import_circle():
     cycle = _cycle(_graph())
     assert cycle is None, "import circle: " + " -> ".join(cycle or [])
@@ -191,6 +192,7 @@ def test_in_function_import_is_heavy_with_its_reason(module, line, target):
     assert _reason(MODULES[module], line), f"{module}:{line}: say why {target} is imported here, in a comment"
 
 
+@pytest.mark.slow
 def test_every_module_imports_only_from_its_floor_and_below():
     upward = [
         f"{a} (floor {floor(a)}) imports {b} (floor {floor(b)})"
@@ -201,6 +203,7 @@ def test_every_module_imports_only_from_its_floor_and_below():
     assert upward == []
 
 
+@pytest.mark.slow
 def test_the_papers_and_the_framework_have_no_late_privlab_import():
     late = [(m, line, t) for m, line, t in in_function_imports() if _own(t)]
     assert late == []

@@ -20,6 +20,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 
+@pytest.mark.slow
 def test_new_writes_an_installable_paper(tmp_path):
     done = run_cli("new", "demo", cwd=tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -54,13 +55,16 @@ def test_new_writes_an_installable_paper(tmp_path):
     assert 'conformance("demo", workers=2)' in (root / "tests" / "test_demo.py").read_text()
 
 
+BAD_INPUT = [
+    (["new", "Demo"], "paper must be a lower-case Python identifier (e.g. warner, my_paper); got 'Demo'"),
+    (["new", "class"], "paper must be a lower-case Python identifier (e.g. warner, my_paper); got 'class'"),
+    (["new", "demo", "--title", 'a "quoted" title'], "--title must not hold quotes, backslashes, braces"),
+]
+
+
+# each case starts privlab (~3 s): the first in the default tier, the others slow
 @pytest.mark.parametrize(
-    "argv,message",
-    [
-        (["new", "Demo"], "paper must be a lower-case Python identifier (e.g. warner, my_paper); got 'Demo'"),
-        (["new", "class"], "paper must be a lower-case Python identifier (e.g. warner, my_paper); got 'class'"),
-        (["new", "demo", "--title", 'a "quoted" title'], "--title must not hold quotes, backslashes, braces"),
-    ],
+    "argv,message", [pytest.param(*c, marks=[pytest.mark.slow] if i else []) for i, c in enumerate(BAD_INPUT)]
 )
 def test_new_refuses_bad_input_in_one_line(tmp_path, argv, message):
     done = run_cli(*argv, cwd=tmp_path, timeout=120)

@@ -140,7 +140,7 @@ PROBES = [
         then=lambda tmp, out: "is above the 48,842 complete rows of adult: all are used" in out,
     ),
     # -- 3. paths a user really has ---------------------------------------------------------------
-    Probe("non-ASCII results_dir", ["run", "lpb/table1", "results_dir={tmp}/résultats"], None, subprocess=True, then=lambda t, o: _made(t, "résultats", "lpb", "table1")),
+    Probe("non-ASCII results_dir", ["run", "lpb/table1", "results_dir={tmp}/résultats"], None, subprocess=True, slow=True, then=lambda t, o: _made(t, "résultats", "lpb", "table1")),
     Probe("spaced non-ASCII --results", ["reproduce", "lpb/table1", "--results", "{tmp}/my results/ünï"], None, subprocess=True, slow=True, then=lambda t, o: _made(t, "my results", "ünï", "lpb", "table1")),
     Probe("C locale, non-ASCII results_dir", ["run", "lpb/table1", "results_dir={tmp}/é ü"], None, env={"LC_ALL": "C", "LANG": "C"}, subprocess=True, slow=True, then=lambda t, o: _made(t, "é ü", "lpb", "table1")),
     Probe("C locale, spaced --results", ["reproduce", "lpb/table1", "--results", "{tmp}/a b/ç"], None, env={"LC_ALL": "C"}, subprocess=True, slow=True, then=lambda t, o: _made(t, "a b", "ç", "lpb", "table1")),
@@ -177,8 +177,8 @@ PROBES = [
     # -- 7. issue 29: a new user's bad input, refused in one line (exit 2, nothing written) -----------------
     Probe("a required section removed", ["run", "lpb/table1", "~printed"], "parameter printed of lpb/table1 is missing"),
     Probe("kin: a twin's printed removed", ["run", "lpb/fig1_lambda_acs", "~printed"], "parameter printed of lpb/fig1_lambda_acs is missing"),
-    Probe("a text column where a number is needed", ["run", F1, "attributes=[workclass]"], "attributes must be numeric columns of adult (age, ", subprocess=True),
-    Probe("a non-numeric printed value", ["run", "lpb/table1", "printed.sensitivity.value=abc"], "printed.sensitivity.value must be a number as the paper prints it (e.g. '2.25'), got 'abc'", subprocess=True),
+    Probe("a text column where a number is needed", ["run", F1, "attributes=[workclass]"], "attributes must be numeric columns of adult (age, ", subprocess=True, slow=True),
+    Probe("a non-numeric printed value", ["run", "lpb/table1", "printed.sensitivity.value=abc"], "printed.sensitivity.value must be a number as the paper prints it (e.g. '2.25'), got 'abc'", subprocess=True, slow=True),
     Probe("an unknown mechanism: one line", ["run", "lpb/fig2_4_noise_ratio", "mechanism=nope"], "mechanism must be one of anatomy, "),
     Probe("kin: an unknown mechanism in a list", ["run", "bucketization/fig4_mse", "mechanism=[anatomy,nope]"], "mechanism must be one of anatomy, "),
     Probe("kin: an unknown data set", ["run", F1, "dataset=nope"], "dataset must be one of adult, "),
@@ -274,6 +274,7 @@ def test_slow_probe(probe, tmp_path):
 
 
 # -- processes whose surroundings are the point -----------------------------------------------
+@pytest.mark.slow
 def test_deleted_working_directory_is_one_line(tmp_path):
     gone = tmp_path / "gone"
     gone.mkdir()
@@ -297,6 +298,7 @@ def test_stdout_on_a_full_device_is_one_line(tmp_path):
     assert res.stderr.strip() == "privlab: error: cannot write to standard output (No space left on device)"
 
 
+@pytest.mark.slow
 def test_closed_stdout_is_one_line_and_writes_nothing(tmp_path):
     """``privlab run ... >&-``: refused at once (a file the run opened would become its stdout)."""
     env = {**os.environ, "PRIVLAB_RESULTS": str(tmp_path / "results")}
@@ -354,6 +356,7 @@ CORRUPTIONS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exp_id, column, row, value, status", CORRUPTIONS)
 def test_a_non_finite_cell_is_drift_either_way(exp_id, column, row, value, status):
     exp = registry.get(exp_id)
@@ -529,6 +532,7 @@ def b_dies(cfg, ctx):
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: reproduce runs one experiment at a time")
 def test_no_raw_warning_during_a_reproduce_with_a_killed_worker(tmp_path):
     files = {}
@@ -570,8 +574,13 @@ DAMAGES = [
 ]
 
 
+# the first damage in the default tier, the others slow (each runs report, check and compare)
 @pytest.mark.parametrize(
-    "name, data", DAMAGES, ids=[f"{n}-{'same size' if d is None else 'changed'}" for n, d in DAMAGES]
+    "name, data",
+    [
+        pytest.param(n, d, id=f"{n}-{'same size' if d is None else 'changed'}", marks=[pytest.mark.slow] if i else [])
+        for i, (n, d) in enumerate(DAMAGES)
+    ],
 )
 def test_a_damaged_file_is_its_row_in_report_check_and_compare(name, data, two_results, tmp_path, capsys):
     import shutil

@@ -5,9 +5,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
+@pytest.mark.slow
 def test_experiment_table_is_generated_from_the_registry():
     text = README.read_text()
     block = re.search(r"<!-- experiments:start[^\n]*-->\n(.*?)\n<!-- experiments:end -->", text, re.S)

@@ -33,5 +33,6 @@ def test_warner_is_found_like_any_paper(warner):
     assert (warner.reference_dir / "studies" / "n.csv").is_file()
 
 
+@pytest.mark.slow
 def test_warner_conforms_with_two_workers(warner):
     testing.conformance("warner", workers=2)

@@ -98,6 +98,7 @@ def parse(text: str) -> Page:
     return page
 
 
+@pytest.mark.slow
 def test_every_claim_row_is_present_with_its_verdict(results):
     page = parse((results / report.HTML_NAME).read_text())
     expected = pd.concat([claims_of(results, e) for e in EXPERIMENTS], ignore_index=True)
@@ -124,6 +125,7 @@ def test_figures_are_embedded_png_data_uris(results):
         assert img["alt"]
 
 
+@pytest.mark.slow
 def test_figures_stand_beside_the_papers_caption_and_their_claims(results):
     """Each figure beside the caption of the ledger item it names and the claims that read it."""
     model = report.build_report(results)
@@ -157,6 +159,7 @@ def test_no_network_address_anywhere(results):
     assert [t for t, a in page.elements if t == "link" and a.get("rel") == "stylesheet"] == []
 
 
+@pytest.mark.slow
 def test_summary_counts_failures_and_coverage_placeholder(results):
     text = (results / report.HTML_NAME).read_text()
     tally = pd.concat([claims_of(results, e) for e in EXPERIMENTS]).verdict.value_counts()
@@ -202,6 +205,7 @@ def test_provenance_and_data_label(results):
     assert "Reproduces <strong>Table II</strong>" in section
 
 
+@pytest.mark.slow
 def test_markdown_report_from_the_same_model(results):
     text = (results / report.MARKDOWN_NAME).read_text()
     assert "| paper | experiments | agree | disagree | inconclusive | info | failed |" in text
@@ -250,6 +254,7 @@ def run_main(*args: str) -> int:
             return int(exc.code or 0)
 
 
+@pytest.mark.slow
 def test_report_command(results, tmp_path, monkeypatch, capsys):
     for name in ("PRIVLAB_MAIN_PID", "PYTHONWARNINGS"):  # main() sets them; restored by monkeypatch
         monkeypatch.setenv(name, os.environ.get(name, ""))
@@ -321,6 +326,7 @@ VISIBLE_CLAIMS = "return Array.from(document.querySelectorAll('tr.claim')).filte
 )
 
 
+@pytest.mark.slow
 def test_report_in_headless_chromium(results, tmp_path):
     start = time.perf_counter()
     driver = _browser(tmp_path / "chromium-profile")

@@ -66,6 +66,7 @@ def root(tmp_path_factory) -> Path:
 IDS = ("toyone/a_first", "toyone/b_second", "toytwo/a_first", "toytwo/b_second")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: reproduce runs one experiment at a time")
 def test_papers_side_by_side_same_tables_in_order_and_a_fault_or_dead_worker_fails_only_its_own(
     root, tmp_path, monkeypatch

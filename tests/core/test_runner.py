@@ -32,6 +32,7 @@ def test_registry_lists_lpb():
         assert (ROOT / "experiments" / e.paper / "conf" / "experiment" / f"{e.id}.yaml").is_file(), e.id
 
 
+@pytest.mark.slow
 def test_compose_profiles_and_overrides():
     quick = runner.compose("lpb/breach_check")
     paper = runner.compose("lpb/breach_check", profile="paper")
@@ -73,6 +74,7 @@ def test_parallel_map_identical_to_serial():
     assert ctx1.map(_square, items) == ctx2.map(_square, items)
 
 
+@pytest.mark.slow
 def test_run_writes_every_output(tmp_path):
     res = cli("run", "lpb/table1", results=tmp_path)
     assert res.returncode == 0, res.stderr
@@ -93,6 +95,7 @@ def test_run_writes_every_output(tmp_path):
     assert not [p for p in tmp_path.rglob(".*staging*")]
 
 
+@pytest.mark.slow
 def test_multirun_sweep(tmp_path):
     res = cli("run", "lpb/fig1_lambda", "rho2=0.3,0.7", "--multirun", results=tmp_path)
     assert res.returncode == 0, res.stderr
@@ -102,17 +105,20 @@ def test_multirun_sweep(tmp_path):
     assert rho2 == [0.3, 0.7]
 
 
+BAD_INPUT = [
+    (["run", "lpb/nope"], "unknown experiment 'lpb/nope'"),
+    (["run", "lpb/fig1_lambda", "rho3=1"], "unknown parameter 'rho3'"),
+    (["run", "lpb/fig1_lambda", "rho2=0.05"], "rho1_max must be smaller than rho2"),
+    (["run", "lpb/fig1_lambda", "rho2=1.5"], "rho2 must be in (0, 1)"),
+    (["run", "lpb/table2", "dataset.path=/nonexistent"], "/nonexistent"),
+    (["reproduce", "--profile", "huge"], "--profile must be one of quick, paper"),
+    (["reproduce", "--paper", "xyz"], "--paper must be one of"),
+]
+
+
+# each case starts privlab (~3 s): the first in the default tier, the others slow
 @pytest.mark.parametrize(
-    "args, message",
-    [
-        (["run", "lpb/nope"], "unknown experiment 'lpb/nope'"),
-        (["run", "lpb/fig1_lambda", "rho3=1"], "unknown parameter 'rho3'"),
-        (["run", "lpb/fig1_lambda", "rho2=0.05"], "rho1_max must be smaller than rho2"),
-        (["run", "lpb/fig1_lambda", "rho2=1.5"], "rho2 must be in (0, 1)"),
-        (["run", "lpb/table2", "dataset.path=/nonexistent"], "/nonexistent"),
-        (["reproduce", "--profile", "huge"], "--profile must be one of quick, paper"),
-        (["reproduce", "--paper", "xyz"], "--paper must be one of"),
-    ],
+    "args, message", [pytest.param(*c, marks=[pytest.mark.slow] if i else []) for i, c in enumerate(BAD_INPUT)]
 )
 def test_bad_input_one_line_no_traceback(tmp_path, args, message):
     res = cli(*args, results=tmp_path)
@@ -123,6 +129,7 @@ def test_bad_input_one_line_no_traceback(tmp_path, args, message):
     assert not list(tmp_path.rglob("result.csv"))
 
 
+@pytest.mark.slow
 def test_failed_run_keeps_previous_result(tmp_path, monkeypatch):
     exp = registry.get("lpb/table1")
     cfg = runner.compose("lpb/table1")
@@ -150,6 +157,7 @@ def test_tables_identical_for_any_worker_count(tmp_path):
     assert tables[0] == tables[1]
 
 
+@pytest.mark.slow
 def test_check_passes_and_detects_drift(tmp_path):
     ref = tmp_path / "ref"
     assert cli("check", "lpb/table1", "lpb/fig5_dp_noise_ratio", "--update", "--reference", str(ref)).returncode == 0
@@ -184,6 +192,7 @@ def test_statistical_tolerance_accepts_small_mc_change(tmp_path):
     assert check.compare(exp, moved, ref).status == "ok"
 
 
+@pytest.mark.slow
 def test_reproduce_writes_report(tmp_path):
     res = cli("reproduce", "lpb/table1", "lpb/table2", results=tmp_path)
     assert res.returncode == 0, res.stderr
@@ -206,6 +215,7 @@ def test_undeclared_keys_are_refused_even_with_plus():
         runner.compose("lpb/fig1_lambda", ["id=lpb/other"])
 
 
+@pytest.mark.slow
 def test_failed_sweep_job_is_reported_and_others_complete(tmp_path):
     # a fault only the data shows (an absent column): no contract can refuse it before the sweep starts
     res = cli("run", "lpb/fig1_lambda", "attributes=[nosuch],[age]", "--multirun", results=tmp_path)

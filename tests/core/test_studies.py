@@ -61,7 +61,10 @@ def test_every_reconstructed_value_is_swept_by_a_study():
     assert unswept == []
 
 
-@pytest.mark.parametrize("study_id", STUDIES)
+# each study composes its grid (~1 s): the first in the default tier, the others slow
+@pytest.mark.parametrize(
+    "study_id", [pytest.param(s, marks=[pytest.mark.slow] if i else []) for i, s in enumerate(STUDIES)]
+)
 def test_study_grid_composes_and_holds_its_baseline(study_id):
     s = study.get(study_id)
     s.check()
@@ -71,6 +74,7 @@ def test_study_grid_composes_and_holds_its_baseline(study_id):
         assert all(c["profile"] == scale for c in configs)
 
 
+@pytest.mark.slow
 def test_study_list_and_bad_input(cli, capsys, monkeypatch):
     for name in ("PRIVLAB_MAIN_PID", "PYTHONWARNINGS"):  # main() sets them; restored by monkeypatch
         monkeypatch.setenv(name, os.environ.get(name, ""))
@@ -175,6 +179,7 @@ def _same_as_committed(study_id: str, results: Path) -> None:
     pd.testing.assert_frame_equal(ran[columns], committed[columns])
 
 
+@pytest.mark.slow
 def test_a_study_runs_and_the_report_has_its_robustness(results, capsys):
     """bucketization/offset_b at the quick scale: its committed outcome again, then report.html's section."""
     found = _run("bucketization/offset_b", results, workers=1)  # in this process: no pool to start
@@ -195,6 +200,7 @@ def test_a_study_runs_and_the_report_has_its_robustness(results, capsys):
     )
 
 
+@pytest.mark.slow
 def test_docs_page_says_which_conclusions_depend_on_a_reconstruction():
     text = study.docs_section("bucketization")
     assert "## Which conclusions depend on a reconstruction" in text
@@ -214,6 +220,7 @@ def test_every_study_runs_at_the_quick_scale(study_id, results):
     _same_as_committed(study_id, results)
 
 
+@pytest.mark.slow
 def test_the_robustness_section_shows_the_shipped_studies_without_a_run(tmp_path):
     (tmp_path / "lpb").mkdir()  # a paper with results, none of its studies run here
     found = report._robustness(tmp_path)

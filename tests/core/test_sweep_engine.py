@@ -90,7 +90,10 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("exp_id, jobs", CASES, ids=[c[0] for c in CASES])
+# the first in the default tier, the others slow (each composes its jobs twice, ~1-2 s)
+@pytest.mark.parametrize(
+    "exp_id, jobs", [pytest.param(*c, id=c[0], marks=[pytest.mark.slow] if i else []) for i, c in enumerate(CASES)]
+)
 def test_composer_gives_hydras_config(exp_id, jobs):
     """Job after job (each undoing the last one's overrides), the fast config is Hydra's."""
     composer = multirun.Composer(exp_id)

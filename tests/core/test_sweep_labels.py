@@ -9,6 +9,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import pandas as pd
+import pytest
 
 from privlab.sweep_plots import Metric, label, metric_plot, sorted_values
 from privlab.sweeps import quantities
@@ -25,6 +26,7 @@ def test_list_values_read_as_their_elements_in_order():
     assert sorted_values(["[0.6]", "[0.55]", "[0.05]", "[0.5, 0.6]"]) == ["[0.05]", "[0.55]", "[0.6]", "[0.5, 0.6]"]
 
 
+@pytest.mark.slow
 def test_metric_plot_of_a_list_valued_parameter():
     frame = pd.DataFrame(
         {"job": [0, 1, 2], "ps": ["[0.6]", "[0.55]", "[0.05]"], "mc_variance": [0.1, 0.2, 0.3], "variance": [1, 2, 3]}

@@ -40,6 +40,7 @@ def holds(text: str, point: dict) -> bool:
     return False
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(2, 4), min_size=1, max_size=3), st.data())
 def test_describe_where_names_exactly_the_chosen_jobs(shape, data):
@@ -160,6 +161,7 @@ def fig1_sweep(tmp_path_factory) -> Path:
     return sweep
 
 
+@pytest.mark.slow
 def test_sweep_claims_table(fig1_sweep):
     claims = pd.read_csv(fig1_sweep / sweeps.CLAIMS_CSV)
     assert list(claims.columns) == ["job", "rho2", "claim", "printed", "reproduced", "verdict", "rule"]
@@ -171,6 +173,7 @@ def test_sweep_claims_table(fig1_sweep):
         assert mine.verdict.tolist() == c.verdict.tolist() and mine.claim.tolist() == c.claim.tolist()
 
 
+@pytest.mark.slow
 def test_report_lines_and_files(fig1_sweep):
     report = sweeps.write_sweep_report(fig1_sweep)
     assert report.summary_lines() == ["lpb/fig1_lambda: 3 jobs, 36 rows; swept: rho2 in {0.3, 0.5, 0.7}"]
@@ -200,6 +203,7 @@ def _browser(profile: Path):
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
 
 
+@pytest.mark.slow
 def test_sweep_html_in_headless_chromium(fig1_sweep, tmp_path):
     page = fig1_sweep / sweeps.HTML_NAME
     text = page.read_text()
@@ -243,6 +247,7 @@ def test_new_user_sweep_and_report(cli, results):
     assert bad.returncode == 2 and bad.stderr.strip().startswith("privlab: error: --where rho2=0.4 matches no row")
 
 
+@pytest.mark.slow
 def test_sweep_over_mechanisms(tmp_path):
     """``mechanism=[lpb],[differential_identifiability]``: the mechanism is the swept parameter."""
     sweep = tmp_path / "mechanisms"

@@ -121,6 +121,7 @@ def test_empty_or_missing_sweep(tmp_path):
 cells = st.one_of(st.integers(-1000, 1000), st.floats(-1e6, 1e6, allow_nan=False), st.sampled_from(["a", "b,c", ""]))
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.lists(st.tuples(cells, cells), min_size=1, max_size=4), min_size=1, max_size=4), st.data())
 def test_gather_matches_pandas_on_any_tables(tmp_path_factory, tables, data):

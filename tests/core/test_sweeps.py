@@ -61,16 +61,16 @@ def test_serial_and_parallel_sweeps_identical(tmp_path):
         assert a == b
 
 
+SWEEP_ERRORS = [
+    (["run", "lpb/fig1_lambda", "rho9=1,2", "--multirun"], "unknown parameter 'rho9'"),
+    (["run", "lpb/fig1_lambda", "rho2=range(0)", "--multirun"], "the sweep over rho2 is empty"),
+    (["run", "lpb/fig1_lambda", "rho2=0.3,0.5", "--multirun", "hydra/launcher=nope"], "hydra/launcher must be one of"),
+]
+
+
+# each case starts privlab (~3 s): the first in the default tier, the others slow
 @pytest.mark.parametrize(
-    "args, message",
-    [
-        (["run", "lpb/fig1_lambda", "rho9=1,2", "--multirun"], "unknown parameter 'rho9'"),
-        (["run", "lpb/fig1_lambda", "rho2=range(0)", "--multirun"], "the sweep over rho2 is empty"),
-        (
-            ["run", "lpb/fig1_lambda", "rho2=0.3,0.5", "--multirun", "hydra/launcher=nope"],
-            "hydra/launcher must be one of",
-        ),
-    ],
+    "args, message", [pytest.param(*c, marks=[pytest.mark.slow] if i else []) for i, c in enumerate(SWEEP_ERRORS)]
 )
 def test_sweep_errors_before_any_job(tmp_path, args, message):
     res = cli(*args, results=tmp_path)
@@ -80,6 +80,7 @@ def test_sweep_errors_before_any_job(tmp_path, args, message):
     assert not (tmp_path / "sweeps").exists()
 
 
+@pytest.mark.slow
 def test_launcher_not_installed_is_one_line(tmp_path):
     import importlib.util
 
@@ -114,6 +115,7 @@ def test_default_launcher_is_privlabs_pool_on_every_core():
     assert cfg.hydra.sweeper._target_.endswith("privlab_launcher.PrivlabSweeper")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["threading", "loky"])
 def test_joblib_backend_identical_to_serial(tmp_path, backend):
     exp = registry.get("lpb/breach_check")

@@ -156,6 +156,7 @@ def test_a_toy_paper_runs_everywhere(toy_root, tmp_path):
     assert drift.returncode == 1 and "DRIFT" in drift.stdout
 
 
+@pytest.mark.slow
 def test_the_report_sets_a_twin_beside_its_original(toy_root, tmp_path):
     results = tmp_path / "results"
     res = privlab(toy_root, results, "reproduce", "--paper", "toy")

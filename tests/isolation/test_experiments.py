@@ -48,6 +48,7 @@ def test_utility_disagreement_is_hist_perturb_clustering_with_its_reason():
     assert "noise of length ~ the cell side <= 1.058" in bad.reproduced and "swamps the clusters" in bad.note
 
 
+@pytest.mark.slow
 def test_injected_faults_turn_claims_to_disagree():
     df = pd.read_csv(REFERENCE / "isolation_vs_d" / "result.csv")
     bad = df.copy()
@@ -69,6 +70,7 @@ def test_injected_faults_turn_claims_to_disagree():
     assert found["a larger c makes isolation harder (balls grow with c)"].verdict == "disagree"
 
 
+@pytest.mark.slow
 def test_decay_claims_read_the_binomial_fit_with_zeros():
     df = pd.read_csv(REFERENCE / "isolation_vs_d" / "result.csv")
     found = _claims("isolation_vs_d", df)
@@ -105,6 +107,7 @@ def _smoke(name, extra=()):
     return runner.run_table(exp, cfg, ctx), ctx
 
 
+@pytest.mark.slow
 def test_swapping_mechanisms_keeps_each_sanitizers_rows():
     full, ctx = _smoke("isolation_vs_d")
     alone, _ = _smoke("isolation_vs_d", ["mechanism=[histogram]"])
@@ -132,6 +135,7 @@ def test_utility_takes_its_sanitizers_from_config():
     assert any("Gaussian mixture, synthetic" in label for label in ctx.data_used)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name, overrides, message",
     [

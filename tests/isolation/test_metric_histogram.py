@@ -88,6 +88,7 @@ def _queries(rng, db, m, grid):
     return np.where(rng.uniform(size=(m, 1)) < 0.5, near, rng.uniform(-1, 1, (m, d))), targets
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(
     seed=st.integers(0, 2**31),

@@ -54,6 +54,7 @@ def test_rate_columns_with_fewer_anyone_trials():
     assert "trials_any" not in iso.rate_columns([False], [False])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "a, b, m", [(0.8, 0.7, 300_000), (0.5, 1.0, 20_000), (2.0, 0.5, 100_000), (1e-4, -0.2, 50_000)]
 )
@@ -113,6 +114,7 @@ def test_fit_decay_widens_its_interval_when_the_rates_bend():
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**31), b=st.floats(-0.3, 1.5), m=st.integers(200, 5000))
 def test_fit_decay_maximises_the_likelihood(seed, b, m):
@@ -158,6 +160,7 @@ def test_natural_rows_and_best_last():
     assert [r["adversary"] for r in iso.best_last(rows)] == ["a", "b", "c", iso.BEST]
 
 
+@pytest.mark.slow
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**31), d=st.integers(1, 4), T=st.integers(2, 6), c=st.floats(1, 5))
 def test_attack_counts_match_brute_force(seed, d, T, c):

@@ -68,6 +68,7 @@ def test_isolation_vs_d_plain_mappings_give_the_same_claims():
     assert a == b
 
 
+@pytest.mark.slow
 def test_isolation_vs_d_faults_disagree():
     df = _table("isolation_vs_d")
     rows = (df.sanitizer == "histogram") & (df.adversary == "cell_uniform")
@@ -108,6 +109,7 @@ def _c_T(df):
     return _verdicts(verdicts.isolation_vs_c_T(df, printed=cfg.printed, limits=cfg.claims, talk_c=cfg.talk_c))
 
 
+@pytest.mark.slow
 def test_isolation_vs_c_T_agrees_on_the_reference_and_faults_disagree():
     df = _table("isolation_vs_c_T")
     assert list(_c_T(df).values()).count("agree") == 3 and list(_c_T(df).values()).count("info") == 1
@@ -128,6 +130,7 @@ def _bad(df):
     return _verdicts(verdicts.bad_sanitizer(df, **_blocks("bad_sanitizer")))
 
 
+@pytest.mark.slow
 def test_bad_sanitizer_agrees_on_the_reference_and_faults_disagree():
     df = _table("bad_sanitizer")
     nobody = "with one disguised attribute (the largest stretch) nobody is isolated (slide 9)"
@@ -162,6 +165,7 @@ def _utility(df, printed=None):
     return _verdicts(verdicts.utility(df, printed=printed or blocks["printed"], limits=blocks["limits"]))
 
 
+@pytest.mark.slow
 def test_utility_agrees_on_the_reference_and_faults_disagree():
     df = _table("utility")
     found = _utility(df)
@@ -193,6 +197,7 @@ def _real(name: str, df):
     return {c.claim: c for c in claims}
 
 
+@pytest.mark.slow
 def test_real_data_agrees_on_the_reference_and_faults_disagree():
     scaling = "scaling attributes to make data well-rounded helps (slide 21)"
     for name, info in (("real_data", 3), ("real_data_acs", 4)):
@@ -211,6 +216,7 @@ def _formulas(df, printed):
     return _verdicts(verdicts.formulas(df, printed=printed))
 
 
+@pytest.mark.slow
 def test_formulas_agree_on_the_derivations_and_a_wrong_printed_formula_disagrees():
     cfg = _cfg("formulas")
     df = _table("formulas")

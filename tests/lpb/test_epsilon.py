@@ -20,6 +20,7 @@ def privlab(*args, cwd=ROOT):
     return run_cli("epsilon", *args, cwd=cwd, timeout=300)
 
 
+@pytest.mark.slow
 def test_reproduces_table_ii_setting_and_prints_the_breach_check(tmp_path):
     res = privlab(
         "--data",
@@ -49,15 +50,18 @@ def test_reproduces_table_ii_setting_and_prints_the_breach_check(tmp_path):
     assert text.stdout.count("column ") == 2 and "differential identifiability" in text.stdout
 
 
+BAD_INPUT = [
+    (["--column", "nope"], "--column 'nope' is not a column of adult"),
+    (["--column", "workclass"], "--column workclass is not numeric"),
+    (["--column", "age", "--rho1", "0.6"], "--rho1 must be smaller than rho2"),
+    (["--column", "age", "--query", "median"], "argument --query: invalid choice"),
+    (["--column", "const"], "--column const holds fewer than two distinct values"),
+]
+
+
+# each case starts the tool (~4 s): the first in the default tier, the others slow
 @pytest.mark.parametrize(
-    "args, message",
-    [
-        (["--column", "nope"], "--column 'nope' is not a column of adult"),
-        (["--column", "workclass"], "--column workclass is not numeric"),
-        (["--column", "age", "--rho1", "0.6"], "--rho1 must be smaller than rho2"),
-        (["--column", "age", "--query", "median"], "argument --query: invalid choice"),
-        (["--column", "const"], "--column const holds fewer than two distinct values"),
-    ],
+    "args, message", [pytest.param(*c, marks=[pytest.mark.slow] if i else []) for i, c in enumerate(BAD_INPUT)]
 )
 def test_bad_input_one_line(tmp_path, args, message):
     data = "adult"
@@ -72,6 +76,7 @@ def test_bad_input_one_line(tmp_path, args, message):
     assert res.returncode == 2 and len(lines) == 1 and message in lines[0], res.stderr
 
 
+@pytest.mark.slow
 def test_csv_sum_and_count_by_hand(tmp_path):
     values = np.array([1.0, 4.0, 2.0, 7.0, 3.0])
     (tmp_path / "d.csv").write_text("v\n" + "\n".join(map(str, values)) + "\n")

@@ -26,6 +26,7 @@ def _options(entry):
     return dict(entry.get("options") or {})
 
 
+@pytest.mark.slow
 def test_printed_formulas_as_privlab_reads_them(printed):
     """Every displayed formula of the config: the paper's wrong ones (WRONG) mismatch, the rest match."""
     found = {k: d.check(e.check, e.expr, key=e.ledger, **_options(e)) for k, e in printed.formulas.items()}
@@ -173,6 +174,7 @@ def test_arithmetic_evaluates_the_printed_inputs():
         d.arithmetic("q + 1", "1")
 
 
+@pytest.mark.slow
 def test_formula_table_is_one_row_per_formula_and_number(printed):
     calls = []
 

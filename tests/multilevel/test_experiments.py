@@ -58,6 +58,7 @@ def test_shared_blocks_are_one_config():
     assert runner.compose("multilevel/fig5_collusion", profile="paper").mc.trials == 10**10
 
 
+@pytest.mark.slow
 def test_fig7_compares_the_configured_mechanisms(tmp_path):
     table, verdicts = run("multilevel/fig7_independent", [], tmp_path)
     assert list(dict.fromkeys(table.scheme)) == ["independent", "multi-pert"]
@@ -81,6 +82,7 @@ def test_fig8_claims_on_a_small_run(tmp_path):
     assert verdicts["time per release O(n + log m): grows with n, not with m"] == "info"
 
 
+@pytest.mark.slow
 def test_mc_experiments_share_one_checkpoint(tmp_path):
     fig6, _ = run("multilevel/fig6_equivalence", ["~distributions.occupation"], tmp_path)
     before = sorted(p.name for p in (tmp_path / ".scratch").iterdir())
@@ -104,6 +106,7 @@ def test_acs_twins_use_the_real_laws():
     assert runner.compose("multilevel/fig5_collusion").distributions.salary.kind == "lognormal"  # the original
 
 
+@pytest.mark.slow
 def test_fig6_twin_runs_on_the_real_laws(tmp_path):
     table, verdicts = run("multilevel/fig6_equivalence_acs", [], tmp_path)
     occupation = table[table.distribution == "occupation"]

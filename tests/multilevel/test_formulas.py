@@ -57,6 +57,7 @@ def test_chain_kernel_is_lemma1s_transition():
     assert float(other.subs(at)) == pytest.approx(0.5 / 7)
 
 
+@pytest.mark.slow
 def test_conditional_cases_find_the_third_case():
     cases = {c.key: c for c in dv.conditional_cases(COND, PAIRS)}
     wrong = {"conditional_ab_not_x", "conditional_total", "conditional_requirements"}
@@ -72,6 +73,7 @@ def test_conditional_cases_find_the_third_case():
         dv.conditional_cases({"same": COND["same"]}, PAIRS)
 
 
+@pytest.mark.slow
 def test_uv_solved_and_altered_formulas_are_caught():
     assert set(_match(dv.uv_cases(UV, UV_POINTS)).values()) == {True}
     assert not _match(dv.uv_cases({**UV, "u_ne": "(p - pr)/(pl + pr)"}, UV_POINTS))["uv_u_ne"]
@@ -177,6 +179,7 @@ def _run(exp_id, overrides=()):
     return df, exp.check_claims(df, cfg)
 
 
+@pytest.mark.slow
 def test_formulas_experiment_finds_the_slides_errors():
     df, claims = _run("multilevel/formulas", registry.get("multilevel/formulas").smoke)
     wrong = {"conditional_ab_not_x", "conditional_total", "conditional_requirements", "theorem2_index"}
@@ -198,6 +201,7 @@ def test_example_experiment_recomputes_every_printed_number():
     assert row.loc["case3", "printed"] == "0.027" and math.isclose(row.loc["case3", "enumerated"], 0.027)
 
 
+@pytest.mark.slow
 def test_every_ledger_item_is_well_formed_and_named_claims_exist():
     items = ledger.load("multilevel")
     assert items is not None and len(items) >= 60
@@ -228,6 +232,7 @@ def test_example_table_holds_every_printed_number_and_the_unprinted_values():
         ml.example_table({"typo": {"expression": "1", "value": "1"}}, 10, 0.4, 0.2, 10, [0.4, 0.4])
 
 
+@pytest.mark.slow
 def test_formula_table_audits_every_printed_formula():
     exp = registry.get("multilevel/formulas")
     cfg = compose(exp.id, list(exp.smoke))
