@@ -372,9 +372,15 @@ def test_stratified_kernel_bad_input(kw, word):
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
 def test_interrupted_run_resumes_without_redoing_finished_chunks(tmp_path, sig):
     """``privlab run`` with two workers, interrupted (Ctrl-C, SIGKILL) once workers saved chunks:
-    the rerun reports them done, runs only the rest, and gives the uninterrupted table."""
+    the rerun reports them done, runs only the rest, and gives the uninterrupted table.
+
+    The per-trial kernel is chosen explicitly: its units are the 200 chunks of 10^6 trials (tens
+    of seconds in all, time to interrupt), whereas the default multinomial kernel's units are the
+    strata X = x, done in seconds whatever the trials (its resumption:
+    `test_multinomial_engine_resumes_the_strata_not_yet_counted`)."""
     one = ["~distributions.gaussian", "~distributions.salary", "~distributions.occupation"]
-    args = ["run", "multilevel/agreement", *one, "mc.trials=200000000", "mc.chunk=1000000", "mc.checkpoint_seconds=0"]
+    mc = ["mc.kernel=stratified", "mc.trials=200000000", "mc.chunk=1000000", "mc.checkpoint_seconds=0"]
+    args = ["run", "multilevel/agreement", *one, *mc]
 
     def cli(results, *extra, **kw):
         env = {**os.environ, "PRIVLAB_RESULTS": str(results)}
