@@ -571,31 +571,46 @@ def coincide(
     """Two things coincide: every ``estimate - reference`` is shown smaller than ``margin`` by an
     equivalence test (TOST at level ``alpha``, `privlab.stats.equivalence`).
 
-    Agrees when every interval lies inside ``(-margin, margin)``; disagrees when one lies wholly
-    beyond the margin; otherwise (an interval wider than the room left) it is ``inconclusive``, and
-    its note says how many trials (``trials``: each value's trials now, as a number or an array)
-    would decide it and how to get them (``decide_with``, e.g. "--profile paper").
+    Agrees when every interval lies inside ``(-margin, margin)`` (an intersection-union test: level
+    ``alpha`` as it is); disagrees when one value's interval at the family-wise level ``alpha / m``
+    (Bonferroni over the m values: any one of them may decide) lies wholly beyond the margin;
+    otherwise (an interval wider than the room left) it is ``inconclusive``, and its note says how
+    many trials (``trials``: each value's trials now, as a number or an array) would decide it and
+    how to get them (``decide_with``, e.g. "--profile paper").
     """
     est, ref, s = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (estimate, reference, se))
     est, ref, s = np.broadcast_arrays(est, ref, s)
     n = None if trials is None else np.broadcast_to(np.asarray(trials, dtype=float), est.shape)
     d = est - ref
+    family = alpha / max(1, d.size)
+
+    def one(x: float, y: float) -> str:
+        v = _three_way(equivalence(x, y, margin, alpha=alpha).decision, "equivalent")
+        if v == "disagree" and family < alpha:  # beyond the margin at alpha, and still at alpha / m?
+            v = (
+                "disagree"
+                if _three_way(equivalence(x, y, margin, alpha=family).decision, "equivalent") == "disagree"
+                else "inconclusive"
+            )
+        return v
 
     def verdicts(diffs: np.ndarray) -> list[str]:
-        return [_three_way(equivalence(x, y, margin, alpha=alpha).decision, "equivalent") for x, y in zip(diffs, s)]
+        return [one(x, y) for x, y in zip(diffs, s)]
 
     def overall(vs: list[str]) -> str:
         return "disagree" if "disagree" in vs else "inconclusive" if "inconclusive" in vs else "agree"
 
     each_v = verdicts(d)
     verdict = overall(each_v)
-    z = _quantile(alpha)
+    z, z_family = _quantile(alpha), _quantile(family)
     # the cell that decides: the most different one for a disagree, else the least certain one
-    key = (np.abs(d) - z * s) if verdict == "disagree" else (np.abs(d) + z * s)
+    key = (np.abs(d) - z_family * s) if verdict == "disagree" else (np.abs(d) + z * s)
     i = int(np.nanargmax(np.where(np.isfinite(key), key, np.inf)))
-    lo, hi = d[i] - z * s[i], d[i] + z * s[i]
+    zi = z_family if verdict == "disagree" else z
+    lo, hi = d[i] - zi * s[i], d[i] + zi * s[i]
     text = f"largest |difference| {np.abs(d).max():.4g}; deciding value {d[i]:+.4g}, interval [{lo:.4g}, {hi:.4g}]"
-    text += f" over {d.size} value(s)" + (f"; {detail}" if detail else "")
+    text += f" over {d.size} value(s)" + (f" (disagree at alpha/{d.size})" if d.size > 1 else "")
+    text += f"; {detail}" if detail else ""
     if verdict == "inconclusive":
         why = f"interval [{lo:.3g}, {hi:.3g}] straddles the margin +-{margin:g}: needs " + _needs(
             d[i], s[i], margin, None if n is None else n[i], decide_with
@@ -607,9 +622,11 @@ def coincide(
         moved[i] = abs(v)
         return overall(verdicts(moved))
 
-    flips = tuple(sorted({max(0.0, margin - z * s[i]), margin + z * s[i]}))
+    flips = tuple(sorted({max(0.0, margin - z * s[i]), margin + z_family * s[i]}))
     compared = Comparison(float(abs(d[i])), 0.0, float(margin), flips, decide)
     rule = f"equivalence (TOST, alpha {alpha:g}) within +-{margin:g}"
+    if d.size > 1:
+        rule += f"; beyond it at alpha/{d.size} (Bonferroni)"
     return _make(item, printed, text, None, rule, note, if_disagree, compared, verdict=verdict)
 
 

@@ -98,6 +98,25 @@ def test_coincide_is_inconclusive_until_its_interval_fits_the_margin():
     assert c.comparison.decide(0.05) == "inconclusive" and c.comparison.decide(0.07) == "disagree"
 
 
+def test_coincide_disagrees_only_beyond_the_margin_at_the_family_wise_level():
+    """One of 50 values 2.3 s.e. past the margin is what chance gives among 50 (Figure 5's cells
+    with 21 trials): beyond the margin at alpha, not at alpha / 50, so inconclusive; alone, or far
+    enough past it, it disagrees."""
+    se = np.full(50, 0.1)
+    ref = np.full(50, 0.02)
+    est = ref.copy()
+    est[7] += 0.05 + 2.3 * 0.1  # z(0.05) = 1.64 < 2.3 < z(0.001) = 3.09
+    many = cl.coincide("bars", est, ref, se, margin=0.05)
+    assert many.verdict == "inconclusive" and "alpha/50" in many.rule
+    assert cl.coincide("bars", est[7:8], ref[7:8], se[7:8], margin=0.05).verdict == "disagree"
+    est[7] = ref[7] + 0.05 + 3.2 * 0.1
+    assert cl.coincide("bars", est, ref, se, margin=0.05).verdict == "disagree"
+    # the exposed flip points: agree below margin - z se, disagree above margin + z(alpha/50) se
+    c = cl.coincide("bars", np.full(50, 0.02), ref, se / 100, margin=0.05)
+    low, high = c.comparison.flips_at
+    assert low == pytest.approx(0.05 - 1.6448536 * 0.001) and high == pytest.approx(0.05 + 3.0902323 * 0.001)
+
+
 def test_differ_needs_its_interval_past_the_margin():
     assert cl.differ("higher", 0.2, 0.01, margin=0.1).verdict == "agree"
     assert cl.differ("higher", 0.05, 0.01, margin=0.1).verdict == "disagree"
