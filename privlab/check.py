@@ -13,11 +13,13 @@ the others are still checked.
 from __future__ import annotations
 
 import io
+import os
 import site
 import sysconfig
 import tempfile
 import time
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
@@ -156,19 +158,32 @@ def reference_path(exp: Experiment, profile: str = "quick", given: Path | None =
     return where / profile / exp.name / "result.csv"
 
 
-def installed_copy(folder: Path) -> bool:
-    """Is ``folder`` inside an installed (non-editable) distribution, under site-packages?"""
+def installed_copy(folder: Path, distribution: str = "") -> bool:
+    """Is ``folder`` inside an installed (non-editable) distribution: under site-packages, or a
+    folder whose files ``distribution``'s RECORD lists (``pip install --target DIR`` installs
+    anywhere)? An editable install records only its ``.pth`` and finder, not the source tree."""
     places = {*site.getsitepackages(), site.getusersitepackages(), *sysconfig.get_paths().values()}
     resolved = Path(folder).resolve()
-    return any(resolved.is_relative_to(Path(p).resolve()) for p in places if p and "-packages" in Path(p).name) or any(
+    if any(resolved.is_relative_to(Path(p).resolve()) for p in places if p and "-packages" in Path(p).name) or any(
         part in ("site-packages", "dist-packages") for part in resolved.parts
-    )
+    ):
+        return True
+    return bool(distribution) and any(_records(dist, resolved) for dist in metadata.distributions(name=distribution))
+
+
+def _records(dist: metadata.Distribution, folder: Path) -> bool:
+    """Does the installed ``dist`` (a dist-info with a RECORD: not a source tree's egg-info, whose
+    SOURCES.txt lists the source tree itself) own a file inside ``folder``?"""
+    if dist.read_text("RECORD") is None:
+        return False
+    base = Path(dist.locate_file("")).resolve()
+    return any(Path(os.path.normpath(base / f)).is_relative_to(folder) for f in dist.files or ())
 
 
 def writable_references(exp: Experiment) -> None:
-    """``check --update`` writes a paper's references into its source tree, never into site-packages."""
+    """``check --update`` writes a paper's references into its source tree, never into an installed copy."""
     paper = registry.paper_of(exp)
-    if paper.folder is not None and installed_copy(paper.folder):
+    if paper.folder is not None and installed_copy(paper.folder, paper.distribution):
         raise PrivlabError(
             f"paper {paper.key} is an installed copy ({paper.folder}); check --update writes references into a "
             f"paper's source tree: install it editable (pip install -e <its project>) or put its project on "
