@@ -72,6 +72,7 @@ def corruption(cfg, ctx):
         n_queries=cfg.n_queries,
         selectivity=cfg.selectivity,
         seed_sequence=ctx.seed_sequence,
+        map_fn=ctx.map,
     )
 
 

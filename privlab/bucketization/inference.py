@@ -4,6 +4,7 @@ the corruption attack)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -290,6 +291,23 @@ def ratio_grid(
     return pd.DataFrame(map_tasks(tasks, map_fn))
 
 
+def _corruption_setting(
+    t: Table, l: int, fakes: Sequence[int], max_size: int, pool: Any, seeds: dict[Any, Any]
+) -> tuple[Any, np.ndarray, dict[int, tuple[np.ndarray, np.ndarray]], list[np.ndarray]]:
+    """One l of `corruption_table`: the two-size setting, its checked bucketization, the ST with
+    each number of fakes and the query pool's relative errors on each."""
+    F = np.full(t.sa_size, 1.0 / l)
+    s = two_size(np.bincount(t.sa, minlength=t.sa_size), F, max_size)
+    if s is None:
+        raise PrivlabError(f"ls: no bucket setting with sizes <= max_size = {max_size} is {l}-diverse")
+    bid = bucketize(t.sa, F, s, seed=seeds["bucketize"])
+    if not check_bucketization(t.sa, bid, F).ok:
+        raise PrivlabError(f"l={l}: the bucketization fails the F-privacy checker")
+    sts = {k: add_fake_values(t.sa, bid, k, t.sa_size, seed=seeds["fakes", k]) for k in fakes}
+    errors = pool_relative_errors(t.qi, t.sa, [(bid, b, v) for b, v, _ in sts.values()], pool)
+    return s, bid, {k: (b, v) for k, (b, v, _) in sts.items()}, list(errors)
+
+
 def corruption_table(
     table: Table,
     ls: Sequence[int],
@@ -299,6 +317,7 @@ def corruption_table(
     selectivity: float,
     *,
     seed_sequence: SeedSequenceFn,
+    map_fn: MapFn | None = None,
 ) -> pd.DataFrame:
     """Section 6: the corruption attack on uniform-F (F_i = 1/l) two-size bucketizations of
     ``table`` with 0, 1, ... fake values per bucket, and the relative error fakes cost.
@@ -324,6 +343,9 @@ def corruption_table(
     seed_sequence : callable
         ``seed_sequence(*key)`` -> SeedSequence, for the keys ("pool",), ("bucketize", l),
         ("fakes", l, k) and ("attack", l, k, c) (e.g. ``RunContext.seed_sequence``).
+    map_fn : callable, optional
+        ``map(fn, items) -> list`` in order (e.g. ``RunContext.map``); serial otherwise. The
+        settings of every l, then the attacks, are its tasks.
 
     Returns
     -------
@@ -335,24 +357,27 @@ def corruption_table(
     ls = [check_int("ls", l, low=1, high=MAX_SIZE) for l in ls]
     fakes = [check_int("fakes", k, low=0, high=MAX_SIZE) for k in fakes]
     check_callable("seed_sequence", seed_sequence)
-    t, rows = table, []
+    t = table
     pool = make_query_pool(t.qi, t.qi_sizes, t.sa, t.sa_size, n_queries, selectivity, seed_sequence("pool"))
-    for l in ls:
-        F = np.full(t.sa_size, 1.0 / l)
-        s = two_size(np.bincount(t.sa, minlength=t.sa_size), F, max_size)
-        if s is None:
-            raise PrivlabError(f"ls: no bucket setting with sizes <= max_size = {max_size} is {l}-diverse")
-        bid = bucketize(t.sa, F, s, seed=seed_sequence("bucketize", l))
-        if not check_bucketization(t.sa, bid, F).ok:
-            raise PrivlabError(f"l={l}: the bucketization fails the F-privacy checker")
-        sts = {k: add_fake_values(t.sa, bid, k, t.sa_size, seed=seed_sequence("fakes", l, k)) for k in fakes}
-        errors = pool_relative_errors(t.qi, t.sa, [(bid, b, v) for b, v, _ in sts.values()], pool)
-        for (k, (st_bucket, st_value, _)), err in zip(sts.items(), errors):
-            for c in range(l):
-                row = {"l": l, "setting": str(s), "fakes": k, "corrupted": c}
-                row.update(
-                    corruption_trial(t.sa, bid, st_bucket, st_value, c, k, seed=seed_sequence("attack", l, k, c))
-                )
-                row.update(formula_l=corruption_certainty(l, c, k), re=float(err.mean()), re_se=mean_se(err))
-                rows.append(row)
+    # every l's bucketization, fake values and query errors, then every attack, as tasks (each with
+    # its own seed key: the table does not depend on how they are spread over workers)
+    seeds = [
+        {"bucketize": seed_sequence("bucketize", l), **{("fakes", k): seed_sequence("fakes", l, k) for k in fakes}}
+        for l in ls
+    ]
+    per_l = map_tasks([(_corruption_setting, (t, l, fakes, max_size, pool, sd)) for l, sd in zip(ls, seeds)], map_fn)
+    trials = [
+        (i, j, c, (t.sa, bid, b, v, c, k, seed_sequence("attack", ls[i], k, c)))
+        for i, (_, bid, sts, _) in enumerate(per_l)
+        for j, (k, (b, v)) in enumerate(sts.items())
+        for c in range(ls[i])
+    ]
+    attacks = map_tasks([(corruption_trial, args) for *_, args in trials], map_fn)
+    rows = []
+    for (i, j, c, _), attack in zip(trials, attacks):
+        s, _, sts, errors = per_l[i]
+        k, err = list(sts)[j], errors[j]
+        row = {"l": ls[i], "setting": str(s), "fakes": k, "corrupted": c, **attack}
+        row.update(formula_l=corruption_certainty(ls[i], c, k), re=float(err.mean()), re_se=mean_se(err))
+        rows.append(row)
     return pd.DataFrame(rows)

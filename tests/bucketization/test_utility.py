@@ -111,6 +111,23 @@ def test_corruption_table_sizes_and_formula(tables):
         bk.corruption_table(None, [3], [0], 50, 20, 0.1, seed_sequence=_seeds)
 
 
+def test_corruption_table_is_the_same_however_its_tasks_are_mapped(tables):
+    """Each l's setting and each attack keep their own seed: tasks run in reverse (as a pool
+    may finish them) give the serial table."""
+    calls = []
+
+    def backwards(fn, items):
+        items = list(items)
+        calls.append(len(items))
+        return [fn(x) for x in items[::-1]][::-1]
+
+    serial = bk.corruption_table(tables["EDU"], [2, 3], [0, 1], 50, 20, 0.1, seed_sequence=_seeds)
+    mapped = bk.corruption_table(tables["EDU"], [2, 3], [0, 1], 50, 20, 0.1, seed_sequence=_seeds, map_fn=backwards)
+    pd.testing.assert_frame_equal(serial, mapped)
+    assert calls == [2, 2 * 2 + 2 * 3]  # the settings of every l, then every (l, fakes, corrupted) attack
+    assert list(serial.l) == [2] * 4 + [3] * 6 and list(serial.corrupted[:4]) == [0, 1, 0, 1]
+
+
 def test_the_per_table_grids(tables):
     freq = bk.frequency_tables(tables)
     assert freq["count"].sum() == 2000 and freq.frequency.sum() == pytest.approx(1.0)
