@@ -176,7 +176,7 @@ def _records(dist: metadata.Distribution, folder: Path) -> bool:
     SOURCES.txt lists the source tree itself) own a file inside ``folder``?"""
     if dist.read_text("RECORD") is None:
         return False
-    base = Path(dist.locate_file("")).resolve()
+    base = Path(str(dist.locate_file(""))).resolve()
     return any(Path(os.path.normpath(base / f)).is_relative_to(folder) for f in dist.files or ())
 
 

@@ -198,9 +198,9 @@ def largest_posterior(
     for j in range(a.size - 2, -1, -1):
         tr[j] = np.logaddexp(log_p[j], tr[j + 1] - step[j])
         br[j] = max(log_chosen[j], br[j + 1] - step[j])
-    j = np.clip(np.searchsorted(a, r, side="right") - 1, 0, a.size - 2)  # r in [a_j, a_(j+1)]
-    left, right = -(r - a[j]) / lam, -(a[j + 1] - r) / lam
-    out = np.exp(np.maximum(left + bl[j], right + br[j + 1]) - np.logaddexp(left + tl[j], right + tr[j + 1]))
+    at = np.clip(np.searchsorted(a, r, side="right") - 1, 0, a.size - 2)  # r in [a_at, a_(at+1)]
+    left, right = -(r - a[at]) / lam, -(a[at + 1] - r) / lam
+    out = np.exp(np.maximum(left + bl[at], right + br[at + 1]) - np.logaddexp(left + tl[at], right + tr[at + 1]))
     # beyond an end every weight shares the factor of the distance to it: the posterior is that end's
     out[r >= a[-1]] = np.exp(bl[-1] - tl[-1])
     out[r <= a[0]] = np.exp(br[0] - tr[0])
