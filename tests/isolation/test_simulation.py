@@ -33,6 +33,7 @@ def test_rate_columns_by_hand():
     assert np.isnan(iso.rate_columns([False])["rate_any"])
 
 
+@settings(deadline=None)  # the first call imports SciPy's distributions (~1.5 s when it runs first in its process)
 @given(k=st.integers(0, 500), extra=st.integers(0, 500))
 def test_wilson_upper_matches_the_core_interval(k, extra):
     m = k + max(extra, 1)
