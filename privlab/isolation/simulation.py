@@ -91,36 +91,31 @@ def attack(
     index = distance_index(db)  # prepared once for the sanitizers, every adversary and c
     setting = {"T": T, "low": low, "high": high, "aux": aux, "index": index}
     # one sanitizer's outputs held at a time: each is asked at every c, and only its masks are kept
-    masks: dict[tuple[int, str], list[tuple[str, np.ndarray, np.ndarray | None]]] = {}
-    runs = []
+    runs = []  # (label, per c: [(adversary, mask, any_mask)], extra columns)
     for label, san in sanitizers:
         run = san.with_setting(**setting).attack(db, targets, seeds)
-        for k, c in enumerate(cs):
+        per_c = []
+        for c in cs:
+            found = []
             for out in run.outputs:
                 mask, any_mask = isolation_masks(
                     out.queries, targets, db, c, T, anyone=out.natural, m_any=m_any, index=index
                 )
                 assert mask is not None
-                masks.setdefault((k, label), []).append((out.name, mask, any_mask))
-        runs.append((label, len(run.outputs), run.extra))
+                found.append((out.name, mask, any_mask))
+            per_c.append(found)
+        runs.append((label, per_c, run.extra))
     rows = []
     for k, c in enumerate(cs):
-        best: dict[str, np.ndarray] = {}
-        for label, _, extra in runs:
-            for name, mask, any_mask in masks.get((k, label), []):
-                best[label] = mask if label not in best else best[label] | mask
+        for label, per_c, extra in runs:
+            for name, mask, any_mask in per_c[k]:
                 cols = rate_columns(mask, any_mask, trials_any=m_any is not None)
-                row = {"c": float(c), "sanitizer": label, "adversary": name, **cols}
-                rows.append({**row, **extra})
-        for label, outputs, extra in runs:
-            if outputs > 1:
-                row = {
-                    "c": float(c),
-                    "sanitizer": label,
-                    "adversary": BEST,
-                    **rate_columns(best[label], trials_any=m_any is not None),
-                }
-                rows.append({**row, **extra})
+                rows.append({"c": float(c), "sanitizer": label, "adversary": name, **cols, **extra})
+        for label, per_c, extra in runs:
+            if len(per_c[k]) > 1:  # a target counts when any of the sanitizer's adversaries isolates it
+                best = np.logical_or.reduce([mask for _, mask, _ in per_c[k]])
+                cols = rate_columns(best, trials_any=m_any is not None)
+                rows.append({"c": float(c), "sanitizer": label, "adversary": BEST, **cols, **extra})
     return rows
 
 

@@ -104,8 +104,6 @@ def _distances(r: np.ndarray, answers: np.ndarray) -> np.ndarray:
     lo, hi = answers.min(), answers.max()
     with np.errstate(over="ignore"):  # an overflow (inf) means no response is that far
         far = 1e6 * max(hi - lo, np.finfo(float).tiny)  # beyond this, |r - f| would round away the differences
-    if r.size and lo - far <= r.min() and r.max() <= hi + far:  # no response is far: the direct distances
-        return np.abs(r[..., None] - answers)
     r = r[..., None]
     direct = np.abs(r - answers)
     return np.where(r - hi > far, hi - answers, np.where(lo - r > far, answers - lo, direct))
@@ -143,7 +141,17 @@ def posteriors(
     -------
     ndarray of shape (len(universe),) or (len(response), len(universe)).
     """
-    return _normalise_log(_log_weights(universe, known, response, epsilon, query, prior))
+    u = _universe(universe)
+    r = check_array("response", response, ndim=None)
+    if r.ndim > 1:
+        raise PrivlabError(f"response must be a number or 1-dimensional, got shape {r.shape}")
+    check_cells("posteriors of response x universe", r.size, u.size)
+    answers = query_answers(u, known, query)
+    lam = _scale_for(answers, epsilon)
+    p = _prior(prior, u.size)
+    with np.errstate(divide="ignore"):
+        logw = np.log(p) - _distances(r, answers) / lam
+    return _normalise_log(logw)
 
 
 def largest_posterior(
@@ -205,27 +213,6 @@ def largest_posterior(
     out[r >= a[-1]] = np.exp(bl[-1] - tl[-1])
     out[r <= a[0]] = np.exp(br[0] - tr[0])
     return out
-
-
-def _log_weights(
-    universe: np.ndarray,
-    known: np.ndarray,
-    response: float | np.ndarray,
-    epsilon: float,
-    query: str,
-    prior: np.ndarray | None,
-) -> np.ndarray:
-    """``log Pr[X = u] - |r - f(D_u)| / lam`` (up to a constant per response), checked inputs."""
-    u = _universe(universe)
-    r = check_array("response", response, ndim=None)
-    if r.ndim > 1:
-        raise PrivlabError(f"response must be a number or 1-dimensional, got shape {r.shape}")
-    check_cells("posteriors of response x universe", r.size, u.size)
-    answers = query_answers(u, known, query)
-    lam = _scale_for(answers, epsilon)
-    p = _prior(prior, u.size)
-    with np.errstate(divide="ignore"):
-        return np.log(p) - _distances(r, answers) / lam
 
 
 def max_posterior(
