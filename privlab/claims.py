@@ -609,8 +609,7 @@ def coincide(
     zi = z_family if verdict == "disagree" else z
     lo, hi = d[i] - zi * s[i], d[i] + zi * s[i]
     text = f"largest |difference| {np.abs(d).max():.4g}; deciding value {d[i]:+.4g}, interval [{lo:.4g}, {hi:.4g}]"
-    text += f" over {d.size} value(s)" + (f" (disagree at alpha/{d.size})" if d.size > 1 else "")
-    text += f"; {detail}" if detail else ""
+    text += f" over {d.size} value(s)" + (f"; {detail}" if detail else "")
     if verdict == "inconclusive":
         why = f"interval [{lo:.3g}, {hi:.3g}] straddles the margin +-{margin:g}: needs " + _needs(
             d[i], s[i], margin, None if n is None else n[i], decide_with
