@@ -238,9 +238,20 @@ class MultiLevelPerturber:
             return self._x
         if self.store == "dense":
             return self._copies[q]
-        # entries with p >= q form a prefix of every tuple's (decreasing) list
-        count = np.add.reduceat((self._hp >= q).astype(np.int32), self._starts[:-1])
-        return self._hy[self._starts[:-1] + count - 1]
+        return self._hy[self._last_at_or_above(q)]
+
+    def _last_at_or_above(self, q: float) -> np.ndarray:
+        """Per tuple, the index of its last history entry with p >= q (its value at q).
+
+        Entries with p >= q form a prefix of every tuple's decreasing list, which starts at
+        1.0 >= q: the index is the tuple's start plus its count of such entries, minus one.
+        """
+        # a running count read at the list ends: one pass, several times faster than reduceat over short lists
+        running = np.empty(self._hp.size + 1, dtype=np.int32 if self._hp.size < 2**31 else np.int64)
+        running[0] = 0
+        np.cumsum(self._hp >= q, out=running[1:])
+        starts = self._starts
+        return starts[:-1] + (running[starts[1:]] - running[starts[:-1]]) - 1
 
     def version(self, p: float) -> np.ndarray:
         """The copy released earlier at retention ``p`` (reconstructed from the history)."""
@@ -273,27 +284,40 @@ class MultiLevelPerturber:
         p_r = asc[i - 1] if i > 0 else None  # largest released p below p
         if p == 1.0:  # the original itself: nothing to draw
             y = self._x.copy()
-        else:
+        elif self.store == "dense":
             y_l = self._value_at(p_l)
             words = random_words(self._rng, self.n)
-            y_r = None if p_r is None else self._value_at(p_r)
-            if p_r is None or y_r is None:
+            if p_r is None:
                 y = _perturb_from(y_l, p / p_l, self.s, words)
             else:
-                y = _perturb_between(y_l, y_r, p, p_l, p_r, self.s, words)
-            if self.store == "history":
-                self._record(p, p_r, y, y_l, y_r)
+                y = _perturb_between(y_l, y_r=self._value_at(p_r), p=p, p_l=p_l, p_r=p_r, s=self.s, words=words)
+            self._copies[p] = y
+        else:
+            # one scan finds both neighbours: y_r's entry, if any, is the next after y_l's (no released p
+            # lies between p_r and p_l), and the new entries go right after y_l's
+            last_l = self._last_at_or_above(p_l)
+            y_l = self._hy[last_l]
+            words = random_words(self._rng, self.n)
+            if p_r is None:
+                y_r = None
+                y = _perturb_from(y_l, p / p_l, self.s, words)
             else:
-                self._copies[p] = y
+                after = np.minimum(last_l + 1, self._hp.size - 1)
+                y_r = self._hy[last_l + ((last_l + 1 < self._starts[1:]) & (self._hp[after] == p_r))]
+                y = _perturb_between(y_l, y_r, p, p_l, p_r, self.s, words)
+            self._record(p, p_r, y, y_l, y_r, last_l + 1)
         asc.insert(i, p)
         return y.copy()
 
-    def _record(self, p: float, p_r: float | None, y: np.ndarray, y_l: np.ndarray, y_r: np.ndarray | None) -> None:
-        """Insert version p into every tuple's change-point list, keeping it minimal."""
+    def _record(
+        self, p: float, p_r: float | None, y: np.ndarray, y_l: np.ndarray, y_r: np.ndarray | None, pos: np.ndarray
+    ) -> None:
+        """Insert version p into every tuple's change-point list, keeping it minimal.
+
+        ``pos`` is, per tuple, the position after its entries with p_e > p.
+        """
         starts = self._starts
         changed = y != y_l
-        # position after the tuple's entries with p_e > p (no entry lies strictly between p and p_r)
-        pos = starts[:-1] + np.add.reduceat((self._hp > p).astype(np.int32), starts[:-1])
         if p_r is None or y_r is None:
             add_new, add_r, retag = changed, np.zeros_like(changed), np.zeros_like(changed)
         else:
@@ -309,10 +333,28 @@ class MultiLevelPerturber:
         idx = np.concatenate([pos[t_new], pos[t_r]])
         hp_vals = np.concatenate([np.full(t_new.size, p), np.full(t_r.size, p_r if p_r is not None else 0.0)])
         hy_vals = np.concatenate([y[t_new], y_r[t_r] if y_r is not None else y[t_r]])
-        self._hp = np.insert(self._hp, idx, hp_vals)
-        self._hy = np.insert(self._hy, idx, hy_vals)
+        self._hp, self._hy = _insert_at(idx, (self._hp, hp_vals), (self._hy, hy_vals))
         inc = add_new.astype(np.int64) + add_r.astype(np.int64)
         self._starts = starts + np.concatenate([[0], np.cumsum(inc)])
+
+
+def _insert_at(idx: np.ndarray, *pairs: tuple[np.ndarray, np.ndarray]) -> list[np.ndarray]:
+    """``np.insert(array, idx, values)`` for each (array, values) pair, the placement found once.
+
+    Like `np.insert`, values at equal indices keep their given order.
+    """
+    order = np.argsort(idx, kind="stable")
+    new_at = np.empty(idx.size, dtype=np.int64)
+    new_at[order] = idx[order] + np.arange(idx.size)
+    old = np.ones(pairs[0][0].size + idx.size, dtype=bool)
+    old[new_at] = False
+    out = []
+    for array, values in pairs:
+        merged = np.empty(old.size, dtype=array.dtype)
+        merged[old] = array
+        merged[new_at] = values
+        out.append(merged)
+    return out
 
 
 def release_in_order(x: Any, ps: Any, domain_size: int, seed: Any = 0, store: str = "history") -> np.ndarray:

@@ -40,6 +40,21 @@ def test_history_matches_dense_store_and_reconstructs(s, ps, n, seed):
     assert hist.change_points() == int((chain[1:] != chain[:-1]).sum())
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 30), st.lists(st.integers(0, 30), max_size=12), st.integers(0, 2**31))
+def test_history_insertion_places_entries_as_numpy_insert(size, raw_idx, seed):
+    from privlab.multilevel.perturbation import _insert_at
+
+    idx = np.array([i % (size + 1) for i in raw_idx], dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    hp, hy = rng.random(size), rng.integers(0, 9, size).astype(np.int32)
+    hp_new, hy_new = rng.random(idx.size), rng.integers(0, 9, idx.size).astype(np.int32)
+    got_p, got_y = _insert_at(idx, (hp, hp_new), (hy, hy_new))
+    np.testing.assert_array_equal(got_p, np.insert(hp, idx, hp_new))  # equal indices keep their order
+    np.testing.assert_array_equal(got_y, np.insert(hy, idx, hy_new))
+    assert got_y.dtype == hy.dtype
+
+
 def test_each_release_is_uni_pert_in_distribution():
     s, n = 5, 100_000
     x = np.repeat(np.arange(s), n // s)
