@@ -65,3 +65,20 @@ def test_claims_audit_prints_rule_margin_and_flip_point(capsys):
     assert "[inconclusive] with one disguised attribute" in out
     assert "becomes agree at value 0.0023" in out and "becomes disagree at value -0.0023" in out
     assert "no single value to move" in out  # a statement says it exposes no value
+
+
+@pytest.mark.slow  # a few seconds: every column of lpb/table1 moved ~12 ways
+def test_robustness_audit_counts_each_agree_claim_once(capsys):
+    import runpy
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "audit_verdicts.py"
+    main = runpy.run_path(str(script))["main"]
+    assert main(["--only", "lpb/table1", "--examples", "0"]) == 0
+    out = capsys.readouterr().out
+    agree = sum(c.verdict == "agree" for c in _decided("lpb/table1"))
+    assert f"agree claims by the smallest move that flips them ({agree})" in out
+    rows = [line.split() for line in out.splitlines() if line.strip().endswith(("5%", "x2", "s.e.", "never"))]
+    either = [int(r[2]) for r in rows if r[0] != "-"]
+    assert sum(either) == agree and len(either) == 5
+    assert int(rows[0][2]) > 0  # Table I's means move with their columns: some claim flips within 5%
