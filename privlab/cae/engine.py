@@ -11,8 +11,10 @@ compared with their exact expectation (`privlab.cae.exact`).
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,7 +23,7 @@ import pandas as pd
 from .._validation import MapFn, PrivlabError, SeedSequenceFn, check_array, check_callable, check_int, map_in_order
 from ._checks import check_instance
 from .data import SKData
-from .measure import cae_batch
+from .measure import cae_batch, cae_batches
 from .techniques import SDCTechnique
 
 __all__ = ["unique_rows", "cae_rows", "repetition_rows", "labelled_rows", "summarise", "run_series", "SUMMARY_COLUMNS"]
@@ -66,6 +68,109 @@ def cae_rows(blocks: Sequence[np.ndarray], grid: np.ndarray) -> tuple[np.ndarray
     return h0[inverse], area[inverse], uniq.shape[0]
 
 
+# records of shared combinations per call of `Release.probs` (bounds its (records x |D|) arrays)
+_PROBS_RECORDS = 2**20
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What `repetition_rows` needs of a data set's SK sets: the same for every release of it.
+
+    Attributes
+    ----------
+    calls : tuple of (groups, records, n_groups)
+        `Release.probs` arguments: every distinct set of records that forms a shared combination
+        (one matched by several records) of some attribute set, its records in order, numbered in
+        order of first appearance over the sets (per call); the calls' rows, stacked, are those
+        distinct record sets in that order.
+    shared : ndarray of int
+        Every shared combination, set after set (each set's in the order of their ids): the row of
+        its record set. Two combinations of the same records have the same distribution, bit for bit.
+    sets : tuple of (size, n_groups, singleton ids, shared ids, singletons' records)
+        One entry per attribute set, in the order of ``data.sets``.
+    alone : dict
+        SK size -> the record of every singleton combination of its sets, set after set.
+    """
+
+    calls: tuple[tuple[np.ndarray, np.ndarray, int], ...]
+    shared: np.ndarray
+    sets: tuple[tuple[int, int, np.ndarray, np.ndarray, np.ndarray], ...]
+    alone: dict[int, np.ndarray]
+
+
+def _fingerprint(data: SKData) -> bytes:
+    """A digest of what a `_Plan` depends on: the records' combinations in every SK set."""
+    digest = hashlib.blake2b(repr((data.n, [(s, [e.n_groups for e in es]) for s, es in data.sets.items()])).encode())
+    for entries in data.sets.values():
+        for entry in entries:
+            digest.update(np.ascontiguousarray(entry.groups).tobytes())
+    return digest.digest()
+
+
+# the plans of the last data sets seen, by content: a worker process unpickles a new copy of a data
+# set with each batch of tasks (the copy last seen is also kept, to find it without the digest)
+_PLANS: dict[bytes, _Plan] = {}
+_LAST: list[tuple[SKData, _Plan]] = []
+
+
+def _plan(data: SKData) -> _Plan:
+    """The `_Plan` of ``data``, made once per data set and process."""
+    if _LAST and _LAST[0][0] is data:
+        return _LAST[0][1]
+    key = _fingerprint(data)
+    if key not in _PLANS:
+        if len(_PLANS) >= 4:
+            _PLANS.pop(next(iter(_PLANS)))
+        _PLANS[key] = _make_plan(data)
+    _LAST[:] = [(data, _PLANS[key])]
+    return _PLANS[key]
+
+
+def _make_plan(data: SKData) -> _Plan:
+    everyone = np.arange(data.n)
+    rows: dict[bytes, int] = {}  # a record set (its records' bytes) -> its row
+    members: list[np.ndarray] = []
+    shared: list[int] = []
+    sets: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray]] = []
+    alone: dict[int, list[np.ndarray]] = {}
+    for size, entries in data.sets.items():
+        for entry in entries:
+            g, G = entry.groups, entry.n_groups
+            sizes = np.bincount(g, minlength=G)
+            multi = sizes > 1
+            # the records of each shared combination, by id, each in record order
+            recs = np.flatnonzero(multi[g])
+            recs = recs[np.argsort(g[recs], kind="stable")]
+            for part in np.split(recs, np.cumsum(sizes[multi])[:-1]) if recs.size else []:
+                key = part.tobytes()
+                if key not in rows:
+                    rows[key] = len(members)
+                    members.append(part)
+                shared.append(rows[key])
+            rec_of_group = np.empty(G, dtype=np.int64)
+            rec_of_group[g] = everyone
+            single = np.flatnonzero(sizes == 1)
+            sets.append((size, G, single, np.flatnonzero(multi), rec_of_group[single]))
+            alone.setdefault(size, []).append(rec_of_group[single])
+    calls: list[tuple[np.ndarray, np.ndarray, int]] = []
+    start = 0
+    while start < len(members):  # consecutive record sets, about _PROBS_RECORDS records per call
+        stop, n_recs = start, 0
+        while stop < len(members) and (stop == start or n_recs + members[stop].size <= _PROBS_RECORDS):
+            n_recs += members[stop].size
+            stop += 1
+        batch = members[start:stop]
+        ids = np.repeat(np.arange(len(batch)), [m.size for m in batch])
+        calls.append((ids, np.concatenate(batch), len(batch)))
+        start = stop
+    return _Plan(
+        tuple(calls),
+        np.asarray(shared, dtype=np.int64),
+        tuple(sets),
+        {size: np.concatenate(r) for size, r in alone.items()},
+    )
+
+
 def repetition_rows(
     data: SKData, technique: SDCTechnique, level: float, rep: int, seed: Any, lp_check_records: int = 0
 ) -> list[dict[str, Any]]:
@@ -102,44 +207,36 @@ def repetition_rows(
     violation = technique.check(data, release, level, seed, lp_check_records)
     moments = technique.exact_unique(level, n, grid)
     ex_h0, ex_area = moments[:2]
+    plan = _plan(data)
     everyone = np.arange(n)
     # a combination matched by one record leaves the intruder that record's own distribution:
-    # evaluate those n distributions once, and full rows only for the shared combinations
-    rec_h0, rec_area, _ = cae_rows([release.probs(everyone, n, everyone)], grid)
-    blocks, owners = [], []
-    for size, entries in data.sets.items():
-        for entry in entries:
-            groups, G = entry.groups, entry.n_groups
-            sizes = np.bincount(groups, minlength=G)
-            multi = sizes > 1
-            recs = np.flatnonzero(multi[groups])
-            new_id = np.cumsum(multi) - 1
-            if recs.size:
-                blocks.append(release.probs(new_id[groups[recs]], int(multi.sum()), recs))
-            owners.append((size, groups, G, sizes))
-    h0m, aream, n_distinct = cae_rows(blocks, grid) if blocks else (np.zeros(0), np.zeros(0), 0)
-    by_size: dict[int, list[tuple]] = {}
+    # evaluate those n distributions once, and full rows only for the shared combinations (every
+    # attribute set's at once); one dynamic program for both
+    parts = [unique_rows(release.probs(everyone, n, everyone))]
+    if plan.calls:
+        uniq, inverse = unique_rows(np.concatenate([release.probs(g, G, r) for g, r, G in plan.calls], axis=0))
+        parts.append((uniq, inverse[plan.shared]))
+    cae = cae_batches(grid, [uniq for uniq, _ in parts])
+    rec_h0, rec_area = (v[parts[0][1]] for v in cae[0])
+    h0m, aream = (v[parts[1][1]] for v in cae[1]) if plan.calls else (np.zeros(0), np.zeros(0))
+    n_distinct = parts[1][0].shape[0] if plan.calls else 0
+    by_size: dict[int, list[tuple[float, float, int]]] = {}
     start = 0
-    for size, groups, G, sizes in owners:
-        rec_of_group = np.empty(G, dtype=np.int64)
-        rec_of_group[groups] = everyone
-        single = np.flatnonzero(sizes == 1)
-        multi_ids = np.flatnonzero(sizes > 1)
+    for size, G, single, multi_ids, recs in plan.sets:
         h0 = np.empty(G)
         area = np.empty(G)
-        h0[single], area[single] = rec_h0[rec_of_group[single]], rec_area[rec_of_group[single]]
-        h0[multi_ids], area[multi_ids] = h0m[start : start + multi_ids.size], aream[start : start + multi_ids.size]
-        start += multi_ids.size
-        # the record of each singleton combination: its code gives the exact expectation
-        c1 = codes[rec_of_group[single]]
-        by_size.setdefault(size, []).append(
-            (h0.mean(), area.mean(), G, h0[single], area[single], ex_h0[c1], ex_area[c1], rec_of_group[single])
-        )
+        h0[single], area[single] = rec_h0[recs], rec_area[recs]
+        stop = start + multi_ids.size
+        h0[multi_ids], area[multi_ids] = h0m[start:stop], aream[start:stop]
+        start = stop
+        by_size.setdefault(size, []).append((h0.mean(), area.mean(), G))
     rows = []
     for size, vals in by_size.items():
-        u = [np.concatenate([v[k] for v in vals]) for k in (3, 4, 5, 6, 7)]
-        nu = u[0].size
-        var = technique.exact_unique_var(level, n, u[4], codes, moments) if nu else (np.nan, np.nan)
+        # the records of the singleton combinations: each code gives the exact expectation
+        recs = plan.alone[size]
+        nu = recs.size
+        c1 = codes[recs]
+        var = technique.exact_unique_var(level, n, recs, codes, moments) if nu else (np.nan, np.nan)
         rows.append(
             {
                 "sk_size": size,
@@ -150,10 +247,10 @@ def repetition_rows(
                 "n_combinations": int(sum(v[2] for v in vals)),
                 "n_distinct_shared": n_distinct,
                 "n_unique": nu,
-                "H0_unique": float(u[0].mean()) if nu else np.nan,
-                "area_unique": float(u[1].mean()) if nu else np.nan,
-                "H0_unique_exact": float(u[2].mean()) if nu else np.nan,
-                "area_unique_exact": float(u[3].mean()) if nu else np.nan,
+                "H0_unique": float(rec_h0[recs].mean()) if nu else np.nan,
+                "area_unique": float(rec_area[recs].mean()) if nu else np.nan,
+                "H0_unique_exact": float(ex_h0[c1].mean()) if nu else np.nan,
+                "area_unique_exact": float(ex_area[c1].mean()) if nu else np.nan,
                 "H0_unique_exact_var": float(var[0]),
                 "area_unique_exact_var": float(var[1]),
                 "artifact_violation": violation,

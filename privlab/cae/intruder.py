@@ -127,10 +127,12 @@ def interval_probs(groups: Any, lo: Any, hi: Any, n_groups: int, domain_size: in
         f"shares of {groups.size:,} records x {m:,} values", 9.0 * groups.size * m + 8.0 * G * m, "use fewer records"
     )
     m_o = np.bincount(groups, minlength=G).astype(float)
-    share = 1.0 / ((hi - lo + 1) * m_o[groups])
-    p = np.zeros((G, m))
-    for d in range(m):  # exact zeros outside every record's interval
-        inside = (lo <= d) & (hi >= d)
-        # bincount adds each group's shares in record order, one after the other
-        p[:, d] = np.bincount(groups[inside], weights=share[inside], minlength=G)
-    return p
+    width = hi - lo + 1
+    share = 1.0 / (width * m_o[groups])
+    # one entry per (record, domain value inside its bounds), records in order, at the cell
+    # groups * m + value: bincount adds each cell's shares in record order, one after the other
+    # (exact zeros elsewhere). Entry e of record r lies at cell base_r + e, base_r its first cell
+    # less the entries before it.
+    cell = np.repeat(groups * m + lo - (np.cumsum(width) - width), width)
+    cell += np.arange(cell.size)
+    return np.bincount(cell, weights=np.repeat(share, width), minlength=G * m).reshape(G, m)

@@ -36,6 +36,7 @@ __all__ = [
     "breakpoints",
     "entropy_curves",
     "cae_batch",
+    "cae_batches",
 ]
 
 # A window's probability sum below this is treated as empty (0 log 0 = 0).
@@ -46,6 +47,8 @@ MAX_DP_VALUES = 20_000
 MAX_CURVE_VALUES = 2_000
 # dynamic-program steps of one exact step function (breakpoints x values): about a few seconds
 MAX_CURVE_WORK = 1_000_000
+# rows of one block of the batched dynamic program: its windows' entropies stay in the CPU cache
+_CACHE_ROWS = 1024
 
 
 def _check_values(values: Any, limit: int = MAX_DP_VALUES) -> np.ndarray:
@@ -84,6 +87,21 @@ def _plogp(q: Any) -> np.ndarray:
     keep = (q > _TINY) & (q < 1.0 - 1e-12)
     safe = np.where(keep, q, 1.0)
     return np.where(keep, -safe * np.log2(safe), 0.0)
+
+
+def _neg_plogp(q: np.ndarray) -> np.ndarray:
+    """``-_plogp(q)`` in place, bit for bit (``+0.0`` where `_plogp` gives 0).
+
+    The batched dynamic program's form of `_plogp`: ``q log2 q`` with no temporary arrays beyond
+    one mask, subtracted instead of added (``x - y`` is ``x + (-y)`` exactly).
+    """
+    # _plogp's keep: a window holding (up to round-off) all the mass, or none, gives 0 = 1 log2 1
+    skip = q <= _TINY
+    skip |= q >= 1.0 - 1e-12
+    np.putmask(q, skip, 1.0)
+    log = np.log2(q)
+    q *= log
+    return q
 
 
 def _dp(x: np.ndarray, p: np.ndarray, eps: float, best: Callable[..., Any] = np.min) -> float:
@@ -222,6 +240,67 @@ def cae(values: Any, probs: Any) -> tuple[float, float]:
 # ---------------------------------------------------------------------------------------
 # Batched form: many distributions over one shared grid
 # ---------------------------------------------------------------------------------------
+def _check_batch(values: Any, probs: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The grid and the distributions of the batched form, checked."""
+    x = _check_values(values, MAX_CURVE_VALUES)
+    P = check_array("probs", probs, ndim=2, dtype=float, min_size=0)
+    if P.shape[1] != x.size:
+        raise PrivlabError(f"probs must have {x.size} columns (one per value), got shape {P.shape}")
+    if np.any(P < 0):
+        raise PrivlabError(f"probs must be non-negative; negative in row {int(np.flatnonzero((P < 0).any(1))[0])}")
+    sums = P.sum(axis=1)
+    if P.shape[0] and np.any(np.abs(sums - 1.0) > 1e-9):
+        row = int(np.flatnonzero(np.abs(sums - 1.0) > 1e-9)[0])
+        raise PrivlabError(f"probs rows must sum to 1 (within 1e-9); row {row} sums to {sums[row]!r}")
+    return x, P
+
+
+def _curves(x: np.ndarray, P: np.ndarray, chunk: int) -> tuple[np.ndarray, np.ndarray]:
+    """`entropy_curves` of checked arguments: ``(eps, H)``, ``H`` a new array of shape (B, K)."""
+    eps = breakpoints(x)
+    m = x.size
+    check_memory(f"H(eps) over {m} values and {eps.size:,} breakpoints", 8.0 * eps.size * m, "coarsen the grid")
+    check_memory(f"H(eps) of one distribution over {m} values", 8.0 * m * m, "coarsen the grid")
+    chunk = max(1, min(chunk, _CACHE_ROWS, int(MEMORY_LIMIT // (8 * m * m))))
+    tol = _slack(x)
+    # lo[k, i]: first window start (0-based) allowed for a window ending at i at level k
+    lo = np.searchsorted(x, x[None, :] - (eps[:, None] + tol), side="left")
+    # first[k]: the first window end whose allowed starts changed from level k - 1 (m: none); the
+    # values before it keep their H(eps, i)
+    first = np.zeros(eps.size, dtype=np.int64)
+    if eps.size > 1:
+        moved = lo[1:] != lo[:-1]
+        first[1:] = np.where(moved.any(axis=1), moved.argmax(axis=1), m)
+    # the windows j..i (j <= i) only, packed by their end: window j..i is row i(i+1)/2 + j of seg
+    offset = (np.arange(m) * (np.arange(m) + 1) // 2).tolist()
+    out = np.empty((P.shape[0], eps.size))
+    for start in range(0, P.shape[0], chunk):
+        block = P[start : start + chunk]
+        b = block.shape[0]
+        # the batch is the last, contiguous axis, in blocks small enough to stay in the CPU cache:
+        # every step below is a vector operation over it
+        cum = np.empty((m + 1, b))
+        cum[0] = 0.0
+        cum[1:] = np.cumsum(block, axis=1).T
+        seg = np.empty((m * (m + 1) // 2, b))
+        for i in range(m):
+            np.subtract(cum[i + 1], cum[: i + 1], out=seg[offset[i] : offset[i] + i + 1])
+        _neg_plogp(seg)  # seg[row of j..i] = -a(j, i)
+        h = np.zeros((m + 1, b))  # h[j]: H of values 0..j-1
+        tmp = np.empty((m, b))
+        for k in range(eps.size):
+            lo_k = lo[k].tolist()
+            for i in range(int(first[k]), m):
+                j0 = lo_k[i]
+                w, row = i + 1 - j0, offset[i] + j0
+                # h[j] + a(j, i) for every allowed start j at once (x - y is x + (-y), bit for bit)
+                np.subtract(h[j0 : i + 1], seg[row : row + w], out=tmp[:w])
+                np.minimum.reduce(tmp[:w], axis=0, out=h[i + 1])
+            out[start : start + b, k] = h[m]
+    np.maximum(out, 0.0, out=out)
+    return eps, out
+
+
 def entropy_curves(values: Any, probs: Any, *, chunk: int = 8192) -> tuple[np.ndarray, np.ndarray]:
     """``H(eps)`` of many distributions over one value grid, vectorised over the batch.
 
@@ -233,7 +312,7 @@ def entropy_curves(values: Any, probs: Any, *, chunk: int = 8192) -> tuple[np.nd
         One distribution per row (non-negative, rows summing to 1 within 1e-9; zeros allowed).
     chunk : int
         Rows processed at once, at most; fewer where ``chunk * m * m * 8`` bytes would pass the
-        memory limit (the result does not depend on it).
+        memory limit or the rows would no longer fit the CPU cache (the result does not depend on it).
 
     Returns
     -------
@@ -243,46 +322,45 @@ def entropy_curves(values: Any, probs: Any, *, chunk: int = 8192) -> tuple[np.nd
         ``H[b, k]`` holds on ``[eps[k], eps[k+1])`` for distribution ``b``. A row whose
         support is narrower than the grid reaches 0 at an earlier breakpoint.
     """
-    x = _check_values(values, MAX_CURVE_VALUES)
     rows = check_int("chunk", chunk, low=1)
-    P = check_array("probs", probs, ndim=2, dtype=float, min_size=0)
-    if P.shape[1] != x.size:
-        raise PrivlabError(f"probs must have {x.size} columns (one per value), got shape {P.shape}")
-    if np.any(P < 0):
-        raise PrivlabError(f"probs must be non-negative; negative in row {int(np.flatnonzero((P < 0).any(1))[0])}")
-    sums = P.sum(axis=1)
-    if P.shape[0] and np.any(np.abs(sums - 1.0) > 1e-9):
-        row = int(np.flatnonzero(np.abs(sums - 1.0) > 1e-9)[0])
-        raise PrivlabError(f"probs rows must sum to 1 (within 1e-9); row {row} sums to {sums[row]!r}")
-    eps = breakpoints(x)
-    m = x.size
-    check_memory(f"H(eps) over {m} values and {eps.size:,} breakpoints", 8.0 * eps.size * m, "coarsen the grid")
-    check_memory(f"H(eps) of one distribution over {m} values", 8.0 * m * m, "coarsen the grid")
-    chunk = max(1, min(rows, int(MEMORY_LIMIT // (8 * m * m))))
-    tol = _slack(x)
-    # lo[k, i]: first window start (0-based) allowed for a window ending at i at level k
-    lo = np.searchsorted(x, x[None, :] - (eps[:, None] + tol), side="left")
-    # first[k]: the first window end whose allowed starts changed from level k - 1 (m: none); the
-    # values before it keep their H(eps, i)
-    first = np.zeros(eps.size, dtype=np.int64)
-    if eps.size > 1:
-        moved = lo[1:] != lo[:-1]
-        first[1:] = np.where(moved.any(axis=1), moved.argmax(axis=1), m)
-    out = np.empty((P.shape[0], eps.size))
-    for start in range(0, P.shape[0], chunk):
-        block = P[start : start + chunk]
-        cum = np.concatenate((np.zeros((block.shape[0], 1)), np.cumsum(block, axis=1)), axis=1).T
-        # the batch is the last, contiguous axis: every step below is a vector operation over it.
-        # seg[i, j] = a(j, i) for the window of values j..i (0-based, j <= i)
-        seg = _plogp(cum[1:, None, :] - cum[None, :-1, :])
-        h = np.zeros((m + 1, block.shape[0]))  # h[j]: H of values 0..j-1
-        for k in range(eps.size):
-            for i in range(int(first[k]), m):
-                j0 = lo[k, i]
-                np.min(h[j0 : i + 1] + seg[i, j0 : i + 1], axis=0, out=h[i + 1])  # window j..i added to h[j]
-            out[start : start + block.shape[0], k] = h[m]
-    np.maximum(out, 0.0, out=out)
-    return eps, out
+    x, P = _check_batch(values, probs)
+    return _curves(x, P, rows)
+
+
+def _area(eps: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(H0, A)`` of the curves ``h`` (shape (B, K)), as `cae_batch` returns them.
+
+    The area is one matrix-vector product over the whole batch: BLAS sums a row in an order that
+    can depend on the row's place in the matrix, so a batch's areas are those of that matrix.
+    """
+    return h[:, 0].copy(), h[:, :-1] @ np.diff(eps)
+
+
+def cae_batches(values: Any, batches: Sequence[Any]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`cae_batch` of each of several batches over one grid, bit for bit, with one dynamic program.
+
+    Parameters
+    ----------
+    values : array_like, shape (m,)
+        The shared grid.
+    batches : sequence of array_like, each of shape (B_i, m)
+        The distributions of each batch (as for :func:`cae_batch`).
+
+    Returns
+    -------
+    list of (H0, area)
+        ``cae_batch(values, batches[i])`` for every ``i``: the curves come from one dynamic program
+        over every row (rows are independent in it), the areas from each batch's own matrix.
+    """
+    if isinstance(batches, np.ndarray) or not isinstance(batches, Sequence):
+        raise PrivlabError("batches must be a list of 2-dimensional arrays")
+    checked = [_check_batch(values, P) for P in batches]
+    if not checked:
+        return []
+    x = checked[0][0]
+    eps, h = _curves(x, np.concatenate([P for _, P in checked], axis=0), 8192)
+    ends = np.cumsum([P.shape[0] for _, P in checked]).tolist()
+    return [_area(eps, h[a:b].copy()) for a, b in zip([0, *ends[:-1]], ends)]
 
 
 def cae_batch(values: Any, probs: Any, *, chunk: int = 8192) -> tuple[np.ndarray, np.ndarray]:
@@ -293,5 +371,4 @@ def cae_batch(values: Any, probs: Any, *, chunk: int = 8192) -> tuple[np.ndarray
     H0 : ndarray, shape (B,)
     area : ndarray, shape (B,)
     """
-    eps, h = entropy_curves(values, probs, chunk=chunk)
-    return h[:, 0].copy(), h[:, :-1] @ np.diff(eps)
+    return _area(*entropy_curves(values, probs, chunk=chunk))
