@@ -24,14 +24,19 @@ an interleaved order in chunks of growing width, and a query leaves the scan as 
 chunk). In low dimension (``TREE_*_MAX_D``) a k-d tree finishes the queries that remain
 (its counts at radii 1e-9 apart bracket the exact count), finds nearest neighbours and the
 T-th neighbours' candidates (then recomputed exactly); above that a k-d tree degenerates to
-a slow brute force. A T-th neighbour needs every column: one pass gathers the columns under
-a bound from an interleaved prefix, and only those near the T-th value are recomputed.
+a slow brute force. A nearest or T-th neighbour needs every column that can lie within a
+bound: the rows are split once into the leaves of a k-d partition (`KdLeaves`), queries go
+in blocks of neighbours, the leaves around a block bound each query, and a pass visits only
+the leaves whose bounding box lies within the query's bound (in 6-12 dimensions a small part
+of them; in higher dimension every leaf, in chunks); for a T-th neighbour it gathers the
+columns under the bound, and only those near the T-th value are recomputed.
 
 Measured at n = 100,000, T = 100, c = 4 (one core, CPU time): the isolation test of the
 natural adversaries' outputs takes 0.6-4 us per output at d >= 6 and 20-40 us at d = 2..4
 (where 1-15 % of outputs isolate and need a full count), against about 900 us per output for
-the former block-by-block brute force over all n columns; a nearest neighbour about 100 us
-(d >= 8, a full pass); a T-radius 100-300 us per row.
+the former block-by-block brute force over all n columns; a nearest neighbour 40-140 us
+(d = 8..20; a full pass took 100-150 us); a T-radius about 100 us per row at d = 6 and
+300-450 us at d >= 14 (the full pass took 400-450 us at every d).
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ spatial = lazy("scipy.spatial")
 if TYPE_CHECKING:
     from scipy.spatial import cKDTree
 
-__all__ = ["KDTREE_MAX_D", "METHODS", "DistanceIndex", "use_tree", "scan_order", "exact_sq"]
+__all__ = ["KDTREE_MAX_D", "METHODS", "DistanceIndex", "KdLeaves", "use_tree", "scan_order", "exact_sq"]
 
 # "auto" uses a k-d tree, where it beats the blocked products (measured at n = 100,000):
 TREE_BALL_MAX_D = 4  # to finish ball counts and find targets' T-th neighbours (their certificates)
@@ -63,6 +68,11 @@ TREE_AFTER = 4096  # columns a ball test scans before a k-d tree finishes it (lo
 REL = 1e-12  # relative slack on squared radii (rounding of R^2, of sqrt)
 TREE_REL = 1e-9  # relative slack on k-d tree radii (its own arithmetic)
 TINY = 1e-300  # a radius 0 ball still holds the duplicates of its centre
+LEAF = 256  # rows per leaf (at most) of the k-d partition that prunes full passes
+BLOCK = 8192  # queries per pruned pass (its sub-blocks of LONG bound themselves from their leaves)
+SPAN = 8192  # a sub-block whose leaves span more rows than this bounds itself from a sample
+PRUNE_KEEP = 0.75  # a block needing more than this fraction of (query, leaf) pairs scans every leaf
+BOX_REL = 1e-9  # relative slack on a box's lower bound (rounding of the bound and of the formula)
 
 
 def use_tree(d: int, method: str, max_d: int = KDTREE_MAX_D) -> bool:
@@ -106,6 +116,107 @@ def _count_le(G: np.ndarray, thr: np.ndarray) -> np.ndarray:
     return np.add.reduce((G <= thr[:, None]).view(np.uint8), axis=1, dtype=np.uint16)
 
 
+class KdLeaves:
+    """A k-d partition of a database's rows into leaves of at most ``leaf`` rows (median splits
+    of the widest coordinate) with each leaf's bounding box, so that a full pass over the rows
+    can skip the leaves whose box lies beyond a query's threshold.
+
+    Attributes
+    ----------
+    order : int array (n,)
+        The rows leaf by leaf: leaf ``l`` is ``order[starts[l]:starts[l + 1]]``.
+    starts : int array (L + 1,)
+    low_t, high_t : float arrays (d, L)
+        Each leaf's bounding box, one row per coordinate.
+    leaf : int array (n,)
+        The leaf of each row.
+    """
+
+    def __init__(self, X: np.ndarray, leaf: int = LEAF) -> None:
+        n = X.shape[0]
+        order = np.arange(n)
+        starts: list[int] = []
+        self._dims: list[int] = []
+        self._cuts: list[float] = []
+        self._kids: list[tuple[int, int]] = []
+
+        def split(lo: int, hi: int) -> int:  # a node's id; ~leaf for a leaf
+            if hi - lo <= leaf:
+                starts.append(lo)
+                return ~(len(starts) - 1)
+            sub = order[lo:hi]
+            Y = X[sub]
+            k = int(np.argmax(Y.max(axis=0) - Y.min(axis=0)))
+            mid = (hi - lo) // 2
+            part = np.argpartition(Y[:, k], mid)
+            order[lo:hi] = sub[part]
+            node = len(self._dims)
+            self._dims.append(k)
+            self._cuts.append(float(Y[part[mid], k]))
+            self._kids.append((0, 0))
+            left = split(lo, lo + mid)
+            self._kids[node] = (left, split(lo + mid, hi))
+            return node
+
+        self._root = split(0, n)
+        self.order = order
+        self.starts = np.array([*starts, n], dtype=np.int64)
+        rows = X[order]
+        self.low_t = np.ascontiguousarray(np.minimum.reduceat(rows, self.starts[:-1], axis=0).T)
+        self.high_t = np.ascontiguousarray(np.maximum.reduceat(rows, self.starts[:-1], axis=0).T)
+        self.leaf = np.empty(n, dtype=np.int64)
+        self.leaf[order] = np.repeat(np.arange(self.starts.size - 1), np.diff(self.starts))
+
+    @property
+    def count(self) -> int:
+        return self.starts.size - 1
+
+    def leaf_of(self, Q: np.ndarray) -> np.ndarray:
+        """The leaf whose cell (of the splits) holds each point: where a query's neighbours
+        mostly are, to group nearby queries (any leaf would give the same answers)."""
+        out = np.zeros(Q.shape[0], dtype=np.int64)
+        stack = [(self._root, np.arange(Q.shape[0]))]
+        while stack:
+            node, idx = stack.pop()
+            if node < 0:
+                out[idx] = ~node
+                continue
+            left = Q[idx, self._dims[node]] < self._cuts[node]
+            for child, sub in zip(self._kids[node], (idx[left], idx[~left])):
+                if sub.size:
+                    stack.append((child, sub))
+        return out
+
+    def box_sq(self, P: np.ndarray, leaves: np.ndarray) -> np.ndarray:
+        """Squared distance from each point of P to the box of each of ``leaves``, (m, k): no
+        larger than the formula's squared distance to any row of the leaf but for rounding (the
+        coordinate differences round monotonically; the sums, in another order, within d ulps)."""
+        low, high = self.low_t[:, leaves], self.high_t[:, leaves]
+        out = np.zeros((P.shape[0], leaves.size))
+        g = np.empty_like(out)
+        for k in range(P.shape[1]):
+            p = P[:, k, None]
+            np.subtract(low[k], p, out=g)
+            np.maximum(g, p - high[k], out=g)
+            np.maximum(g, 0.0, out=g)
+            np.multiply(g, g, out=g)
+            out += g
+        return out
+
+
+def _sub_blocks(first: np.ndarray) -> list[slice]:
+    """Cut queries sorted by the first row of their leaf (``first``) into sub-blocks of at most
+    ``LONG``, each spanning fewer than ``SPAN`` rows when it can (a sub-block of far-apart
+    queries, at least ``LONG / 8`` of them, is bounded from a sample of the rows instead)."""
+    out, start, k = [], 0, first.size
+    while start < k:
+        far = int(np.searchsorted(first, first[start] + SPAN, side="left"))
+        end = max(min(start + LONG, far), min(start + LONG // 8, k))
+        out.append(slice(start, end))
+        start = end
+    return out
+
+
 class DistanceIndex:
     """A database prepared for exact blocked distance questions (see the module docstring).
 
@@ -125,9 +236,9 @@ class DistanceIndex:
         self.tree_nearest = use_tree(self.d, method, TREE_NEAREST_MAX_D)
         self._tree: cKDTree | None = None
         self._kth_cache: dict[int, np.ndarray] = {}
+        self._leaves: KdLeaves | None = None
         self.order = scan_order(self.n)
         X = self.db[self.order]
-        self.scan_rows = X  # db in scan order (exact recomputation of gathered columns)
         self.centre = (X.max(axis=0) + X.min(axis=0)) / 2 if self.n else np.zeros(self.d)
         X0 = X - self.centre
         sq = np.einsum("ij,ij->i", X0, X0)
@@ -149,6 +260,20 @@ class DistanceIndex:
             self._tree = spatial.cKDTree(self.db)
         return self._tree
 
+    @property
+    def leaves(self) -> KdLeaves:
+        """The k-d leaves of db (built on first use), with ``leaf_B`` and ``leaf_rows``: the
+        augmented rows (as ``Bt``) and the rows of db, leaf by leaf."""
+        if self._leaves is None:
+            self._leaves = KdLeaves(self.db)
+            X = self.db[self._leaves.order]
+            X0 = X - self.centre
+            B = np.empty((self.n, self.d + 1), dtype=self.dtype)
+            B[:, : self.d] = X0
+            B[:, self.d] = np.einsum("ij,ij->i", X0, X0)
+            self.leaf_B, self.leaf_rows = B, X
+        return self._leaves
+
     # --- shared pieces ------------------------------------------------------------------
     def _prepare(self, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The augmented queries ``[-2 q, 1]``, their squared norms and error bounds (all centred)."""
@@ -163,6 +288,58 @@ class DistanceIndex:
     def _product(self, A: np.ndarray, start: int, stop: int) -> np.ndarray:
         """``||y||^2 - 2 q.y`` for the queries ``A`` (rows) against scan columns ``start:stop``."""
         return A @ self.Bt[start:stop].T
+
+    # --- pruned full passes (leaf by leaf) ------------------------------------------------
+    def _windows(self, leaf: np.ndarray, width: int) -> list[tuple[slice, int, int]]:
+        """Sub-blocks of queries sorted by ``leaf``, each with the leaves ``[l0, l1)`` around it
+        (at least ``width`` rows) or ``l0 == l1 == 0`` where its queries lie far apart."""
+        lv = self.leaves
+        width = min(width, self.n)
+        out = []
+        for sub in _sub_blocks(lv.starts[leaf]):
+            l0, l1 = int(leaf[sub.start]), int(leaf[sub.stop - 1]) + 1
+            while lv.starts[l1] - lv.starts[l0] < width:
+                if l1 < lv.count:
+                    l1 += 1
+                if l0 > 0 and lv.starts[l1] - lv.starts[l0] < width:
+                    l0 -= 1
+            if lv.starts[l1] - lv.starts[l0] > SPAN + width:
+                l0 = l1 = 0
+            out.append((sub, l0, l1))
+        return out
+
+    def _need(self, P: np.ndarray, U: np.ndarray) -> np.ndarray | None:
+        """Which leaves each point must visit, (m, L): those whose box may hold a row of formula
+        squared distance ``<= U``; None when that is most of them (visit every leaf).
+
+        The bounding box of a few neighbouring points rules out most far leaves for all of them
+        at once; the points' own boxes decide the rest.
+        """
+        lv = self.leaves
+        need = np.zeros((P.shape[0], lv.count), dtype=bool)
+        for s in range(0, P.shape[0], SHORT):  # few points at a time: small arrays, tight boxes
+            Ps, Us = P[s : s + SHORT], U[s : s + SHORT]
+            gap = np.maximum(np.maximum(lv.low_t - Ps.max(axis=0)[:, None], Ps.min(axis=0)[:, None] - lv.high_t), 0.0)
+            cand = np.flatnonzero(np.einsum("kl,kl->l", gap, gap) * (1 - BOX_REL) <= Us.max())
+            need[s : s + SHORT, cand] = lv.box_sq(Ps, cand) * (1 - BOX_REL) <= Us[:, None]
+            if s == 0 and np.count_nonzero(need[:SHORT]) > PRUNE_KEEP * need[:SHORT].size:
+                return None  # the first points foretell the rest (high dimension): spare the others
+        return None if np.count_nonzero(need) > PRUNE_KEEP * need.size else need
+
+    def _visits(self, need: np.ndarray | None, m: int) -> list[tuple[int, int, np.ndarray]]:
+        """The column ranges (leaf order) a pass over ``m`` points visits, each with the points
+        that need it: every leaf some point needs, or (``need`` None) every column, in chunks
+        of LONG points by SHORT columns (products that stay in cache)."""
+        if need is None:
+            return [
+                (a, min(self.n, a + SHORT), np.arange(s, min(m, s + LONG)))
+                for s in range(0, m, LONG)
+                for a in range(0, self.n, SHORT)
+            ]
+        lv, out = self.leaves, []
+        for leaf in np.flatnonzero(need.any(axis=0)):
+            out.append((int(lv.starts[leaf]), int(lv.starts[leaf + 1]), np.flatnonzero(need[:, leaf])))
+        return out
 
     # --- ball counts --------------------------------------------------------------------
     def ball_status(
@@ -292,14 +469,43 @@ class DistanceIndex:
                     rows[i], exact[i] = cand[np.argmin(s)], s.min()
             return exact, exact, rows
         A, qsq, err = self._prepare(Q)
-        gmin = np.empty(m)
-        for start in range(0, m, LONG):
-            sl = slice(start, min(m, start + LONG))
-            best = np.full(sl.stop - sl.start, np.inf, dtype=self.dtype)
-            for c0 in range(0, self.n, SHORT):
-                np.minimum(best, self._product(A[sl], c0, min(self.n, c0 + SHORT)).min(axis=1), out=best)
-            gmin[sl] = best
+        gmin = self._nearest_pass(Q, A, qsq, err)
         return np.maximum(gmin + qsq - err, 0.0), gmin + qsq + err, None
+
+    def _nearest_pass(self, Q: np.ndarray, A: np.ndarray, qsq: np.ndarray, err: np.ndarray) -> np.ndarray:
+        """Each query's smallest product over the rows that can be nearest.
+
+        Queries go in blocks of neighbours (grouped by the leaf they fall in); the leaves
+        around a sub-block give each query an upper bound U on its nearest squared distance,
+        and a leaf whose box lies farther than U cannot hold the nearest row (the minimum
+        product, over the rows visited, still gives ``min + qsq -+ err`` bounds).
+        """
+        lv = self.leaves
+        leaf = lv.leaf_of(Q)
+        sort = np.argsort(leaf, kind="stable")
+        gmin = np.empty(Q.shape[0])
+        prune = True
+        for start in range(0, sort.size, BLOCK):
+            idx = sort[start : start + BLOCK]
+            Ab = A[idx]
+            best = np.empty(idx.size, dtype=self.dtype)
+            windows = self._windows(leaf[idx], LONG)
+            for sub, l0, l1 in windows:
+                cols = self.leaf_B[lv.starts[l0] : lv.starts[l1]] if l1 else self.leaf_B[:: max(1, self.n // LONG)]
+                best[sub] = (Ab[sub] @ cols.T).min(axis=1)
+            need = self._need(Q[idx], best + qsq[idx] + err[idx]) if prune else None
+            prune = need is not None
+            if need is not None:  # the windows' columns are seen already
+                for sub, l0, l1 in windows:
+                    need[sub, l0:l1] = False
+            for a, b, rr in self._visits(need, idx.size):
+                if rr.size == idx.size:
+                    np.minimum(best, (Ab @ self.leaf_B[a:b].T).min(axis=1), out=best)
+                else:
+                    sel = slice(rr[0], rr[-1] + 1) if rr[-1] - rr[0] + 1 == rr.size else rr  # a view where it can
+                    best[sel] = np.minimum(best[sel], (Ab[sel] @ self.leaf_B[a:b].T).min(axis=1))
+            gmin[idx] = best
+        return gmin
 
     # --- T-th smallest distances ----------------------------------------------------------
     def kth_sq(self, rows: np.ndarray, T: int) -> np.ndarray:
@@ -322,7 +528,7 @@ class DistanceIndex:
             return out
         if self.tree_kth:
             return self._kth_tree(P, [T])[0]
-        return self._kth_scan(rows, T)
+        return self._kth_pass(rows, T)
 
     def _kth_exact(self, p: np.ndarray, T: int) -> float:
         return float(np.partition(exact_sq(p, self.db), T - 1)[T - 1])
@@ -344,68 +550,121 @@ class DistanceIndex:
                 out[i] = self._kth_exact(P[i], T)
         return outs
 
-    def _kth_scan(self, rows: np.ndarray, T: int) -> np.ndarray:
-        """T-th neighbours from blocked products.
+    def _kth_pass(self, rows: np.ndarray, T: int) -> np.ndarray:
+        """T-th neighbours from blocked products, leaf by leaf.
 
-        An interleaved prefix of the columns bounds each row's T-th value (about 8 T columns
-        fall under the bound); one pass gathers every column under it with its product value
-        a; the T-th smallest a, g, pins the exact T-th value within the error band
-        [g - E, g + E], so only the columns with a in [g - 2 E, g + 2 E] are recomputed
-        exactly: those below the band are certainly smaller, those above certainly larger.
+        The rows go in blocks of neighbours (by leaf). The leaves around a sub-block (at least
+        ``max(LONG, 4 T)`` rows) bound each row's T-th value by U, its T-th smallest there; a
+        pass gathers, with its product value a, every column that can lie within U (skipping
+        the leaves whose box lies beyond U: in low dimension most of them); the T-th smallest
+        a, g, pins the exact T-th value within the error band [g - E, g + E], so only the
+        columns with a in [g - 2 E, g + 2 E] are recomputed exactly: those below the band are
+        certainly smaller, those above certainly larger. A sub-block of rows far apart bounds
+        them from a sample instead (about 8 T columns under it, checked afterwards).
         """
-        n = self.n
-        P = self.db[rows]
-        k_rows = P.shape[0]
-        A, qsq, err = self._prepare(P)
-        w0 = min(n, 4 * SHORT)
-        kp = min(w0, max(1, math.ceil(8 * T * w0 / n)))
-        out = np.empty(k_rows)
+        lv, n = self.leaves, self.n
+        P_all = self.db[rows]
+        leaf = lv.leaf[rows]
+        sort = np.argsort(leaf, kind="stable")
+        out = np.empty(rows.size)
         redo: list[np.ndarray] = []
-        for start in range(0, k_rows, LONG):
-            sl = slice(start, min(k_rows, start + LONG))
-            b = sl.stop - sl.start
-            q2, e = qsq[sl], err[sl]
-            # U bounds the exact value of the kp-th smallest prefix column; every column whose
-            # exact value can be <= U has its product <= thr
-            U = np.partition(self._product(A[sl], 0, w0), kp - 1, axis=1)[:, kp - 1] + q2 + e
-            thr = _f32_up(U + e - q2, self.dtype)
-            keys, vals = [], []
-            for c0 in range(0, n, SHORT):
-                G = self._product(A[sl], c0, min(n, c0 + SHORT))
+        prune = True
+        for start in range(0, sort.size, BLOCK):
+            idx = sort[start : start + BLOCK]
+            P = P_all[idx]
+            A, q2, e = self._prepare(P)
+            U = np.empty(idx.size)
+            seen = []  # (sub-block, l0, l1, gathered (rows, columns, values)) of the windows
+            for sub, l0, l1 in self._windows(leaf[idx], max(LONG, 4 * T)):
+                if l1:  # the window's T-th smallest bounds the T-th value
+                    a0 = int(lv.starts[l0])
+                    G = A[sub] @ self.leaf_B[a0 : lv.starts[l1]].T
+                    U[sub] = np.partition(G, T - 1, axis=1)[:, T - 1] + q2[sub] + e[sub]
+                else:
+                    G = A[sub] @ self.leaf_B[:: max(1, n // (4 * SHORT))].T
+                    kp = min(G.shape[1], max(1, math.ceil(8 * T * G.shape[1] / n)))
+                    U[sub] = np.partition(G, kp - 1, axis=1)[:, kp - 1] + q2[sub] + e[sub]
+                    continue
+                thr = _f32_up(U[sub] + e[sub] - q2[sub], self.dtype)
                 f = np.flatnonzero(G <= thr[:, None])
-                keys.append((f // G.shape[1]) * n + (f % G.shape[1] + c0))
-                vals.append(G.ravel()[f])
-            key = np.concatenate(keys)
-            by_row = np.argsort(key // n, kind="stable")
-            key, a = key[by_row], np.concatenate(vals)[by_row]
-            r, c = np.divmod(key, n)
-            a = a + q2[r]  # float64 approximations of the exact values, within e[r]
-            counts = np.bincount(r, minlength=b)
-            ok = counts >= T
-            ok &= counts <= max(32 * T, 4 * int(np.median(counts)))  # else a poor bound: redo the row
-            first = np.concatenate([[0], np.cumsum(counts)[:-1]])
-            g = np.full(b, np.inf)
-            if ok.any():
-                pad = np.full((b, int(counts[ok].max())), np.inf)
-                keep = ok[r]
-                pad[r[keep], (np.arange(r.size) - first[r])[keep]] = a[keep]
-                g[ok] = np.partition(pad[ok], T - 1, axis=1)[:, T - 1]
-            ok &= g + e <= U  # T values <= g + e <= U: every column at or below the T-th is gathered
-            below = np.bincount(r, weights=a < g[r] - 2 * e[r], minlength=b).astype(np.int64)
-            band = ok[r] & (np.abs(a - g[r]) <= 2 * e[r])
-            rb = r[band]
-            s = exact_sq(P[sl][rb], self.scan_rows[c[band]])
-            nb = np.bincount(rb, minlength=b)
-            ok &= (below < T) & (below + nb >= T)
-            if ok.any():
-                firstb = np.concatenate([[0], np.cumsum(nb)[:-1]])
-                pad = np.full((b, max(1, int(nb[ok].max()))), np.inf)
-                kb = ok[rb]
-                pad[rb[kb], (np.arange(rb.size) - firstb[rb])[kb]] = s[kb]
-                rows_ok = np.flatnonzero(ok)
-                part = np.sort(pad[rows_ok], axis=1)
-                out[start + rows_ok] = part[np.arange(rows_ok.size), T - 1 - below[rows_ok]]
-            redo.append(start + np.flatnonzero(~ok))
+                seen.append((sub, l0, l1, (f // G.shape[1] + sub.start, f % G.shape[1] + a0, G.ravel()[f])))
+            thr = _f32_up(U + e - q2, self.dtype)
+            need = self._need(P, U) if prune else None
+            prune = need is not None
+            parts = []
+            if need is not None:  # the windows' columns are gathered already
+                for sub, l0, l1, got in seen:
+                    need[sub, l0:l1] = False
+                    parts.append(got)
+            buf, hit = np.empty((LONG, SHORT), dtype=self.dtype), np.empty((LONG, SHORT), dtype=bool)
+            for a, b, rr in self._visits(need, idx.size):
+                if rr[-1] - rr[0] + 1 == rr.size:  # consecutive points: views, not copies
+                    sel = slice(rr[0], rr[-1] + 1)
+                    G = np.matmul(A[sel], self.leaf_B[a:b].T, out=buf[: rr.size, : b - a])
+                    f = np.flatnonzero(np.less_equal(G, thr[sel, None], out=hit[: rr.size, : b - a]))
+                    parts.append((f // (b - a) + rr[0], f % (b - a) + a, G.ravel()[f]))
+                else:
+                    G = A[rr] @ self.leaf_B[a:b].T
+                    f = np.flatnonzero(G <= thr[rr, None])
+                    parts.append((rr[f // (b - a)], f % (b - a) + a, G.ravel()[f]))
+            r = np.concatenate([p[0] for p in parts])
+            by_row = np.argsort(r, kind="stable")
+            r, c = r[by_row], np.concatenate([p[1] for p in parts])[by_row]
+            a = np.concatenate([p[2] for p in parts])[by_row] + q2[r]  # float64 approximations, within e[r]
+            ends = np.searchsorted(r, np.arange(0, idx.size + LONG, LONG))
+            for k, s0 in enumerate(range(0, idx.size, LONG)):  # sub-blocks: small padded tables
+                sl, cut = slice(s0, min(idx.size, s0 + LONG)), slice(ends[k], ends[k + 1])
+                vals, ok = _kth_select(P[sl], r[cut] - s0, self.leaf_rows, c[cut], a[cut], e[sl], U[sl], T)
+                out[idx[sl][ok]] = vals[ok]
+                redo.append(idx[sl][~ok])
         for i in np.concatenate(redo):
-            out[i] = self._kth_exact(P[i], T)
+            out[i] = self._kth_exact(P_all[i], T)
         return out
+
+
+def _kth_select(
+    P: np.ndarray, r: np.ndarray, Y: np.ndarray, c: np.ndarray, a: np.ndarray, e: np.ndarray, U: np.ndarray, T: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The exact T-th smallest squared distance of each point of P, from its gathered columns.
+
+    ``r`` (sorted) and ``c``: the gathered pairs (point, row of ``Y``), ``a`` their approximate
+    values (within ``e[r]`` of the formula), gathered wherever the formula can be ``<= U``.
+
+    Returns
+    -------
+    (values (b,), ok (b,)): ``values[i]`` is exact where ``ok[i]``; elsewhere the gathered
+    columns could not certify it (too few, too many, or U too small) and the caller computes it.
+    """
+    b = P.shape[0]
+    out = np.full(b, np.nan)
+    counts = np.bincount(r, minlength=b)
+    ok = counts >= T
+    ok &= counts <= max(32 * T, 4 * int(np.median(counts)))  # else a poor bound: redo the row
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    g = np.full(b, np.inf)
+    if ok.any():
+        # a table as wide as most rows' counts; the few longer rows one by one
+        width = max(T, int(np.quantile(counts[ok], 0.98)))
+        narrow = ok & (counts <= width)
+        pad = np.full((b, width), np.inf)
+        keep = narrow[r]
+        pad[r[keep], (np.arange(r.size) - first[r])[keep]] = a[keep]
+        g[narrow] = np.partition(pad[narrow], T - 1, axis=1)[:, T - 1]
+        for i in np.flatnonzero(ok & ~narrow):
+            g[i] = np.partition(a[first[i] : first[i] + counts[i]], T - 1)[T - 1]
+    ok &= g + e <= U  # T values <= g + e <= U: every column at or below the T-th is gathered
+    below = np.bincount(r, weights=a < g[r] - 2 * e[r], minlength=b).astype(np.int64)
+    band = ok[r] & (np.abs(a - g[r]) <= 2 * e[r])
+    rb = r[band]
+    s = exact_sq(P[rb], Y[c[band]])
+    nb = np.bincount(rb, minlength=b)
+    ok &= (below < T) & (below + nb >= T)
+    if ok.any():
+        firstb = np.concatenate([[0], np.cumsum(nb)[:-1]])
+        pad = np.full((b, max(1, int(nb[ok].max()))), np.inf)
+        kb = ok[rb]
+        pad[rb[kb], (np.arange(rb.size) - firstb[rb])[kb]] = s[kb]
+        rows_ok = np.flatnonzero(ok)
+        part = np.sort(pad[rows_ok], axis=1)
+        out[rows_ok] = part[np.arange(rows_ok.size), T - 1 - below[rows_ok]]
+    return out, ok
