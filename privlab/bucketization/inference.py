@@ -16,7 +16,7 @@ from privlab.stats import mean_se
 from .._validation import check_callable
 from .assign import bucketize
 from .checkers import check_bucketization
-from .metrics import make_query_pool, pool_relative_errors
+from .metrics import grouped_relative_errors, make_query_pool
 from .settings import MAX_SIZE, SeedLike, check_codes, check_max_size, map_tasks
 from .tables import Table
 from .two_size import two_size
@@ -221,21 +221,24 @@ def simulate_corruption(
     c = check_int("corrupted", corrupted, low=0)
     rng = rng_from(seed)
     rec_order = np.argsort(bid, kind="stable")
-    rec_start = np.searchsorted(bid[rec_order], np.arange(bid.max() + 2))
+    rec_start = np.searchsorted(bid[rec_order], np.arange(bid.max() + 2)).tolist()
     st_order = np.argsort(st_bucket, kind="stable")
-    st_start = np.searchsorted(np.asarray(st_bucket)[st_order], np.arange(bid.max() + 2))
+    st_start = np.searchsorted(st_bucket[st_order], np.arange(bid.max() + 2)).tolist()
+    # plain lists: the loop runs once per bucket, and numpy's per-element overhead dominated it
+    rec_sa = sa[rec_order].tolist()  # each bucket's records' values, in the bucket's record order
+    st_values = st_value[st_order].tolist()
     out = []
-    for B in range(bid.max() + 1):
-        recs = rec_order[rec_start[B] : rec_start[B + 1]]
-        if recs.size <= c:
+    for B in range(len(rec_start) - 1):
+        first, size = rec_start[B], rec_start[B + 1] - rec_start[B]
+        if size <= c:
             continue
-        perm = rng.permutation(recs)
-        known, target = perm[:c], perm[c]
-        values = list(np.asarray(st_value)[st_order[st_start[B] : st_start[B + 1]]])
-        for v in sa[known]:
-            values.remove(v)  # one occurrence per corrupted record
+        # the same draws as permuting the bucket's records (a shuffle moves positions, whatever they hold)
+        perm = rng.permutation(size)[: c + 1].tolist()
+        values = st_values[st_start[B] : st_start[B + 1]]
+        for i in perm[:c]:
+            values.remove(rec_sa[first + i])  # one occurrence per corrupted record
         guess = values[rng.integers(len(values))]
-        out.append(guess == sa[target])
+        out.append(guess == rec_sa[first + perm[c]])
     return np.asarray(out, dtype=bool)
 
 
@@ -292,10 +295,10 @@ def ratio_grid(
 
 
 def _corruption_setting(
-    t: Table, l: int, fakes: Sequence[int], max_size: int, pool: Any, seeds: dict[Any, Any]
-) -> tuple[Any, np.ndarray, dict[int, tuple[np.ndarray, np.ndarray]], list[np.ndarray]]:
-    """One l of `corruption_table`: the two-size setting, its checked bucketization, the ST with
-    each number of fakes and the query pool's relative errors on each."""
+    t: Table, l: int, fakes: Sequence[int], max_size: int, seeds: dict[Any, Any]
+) -> tuple[Any, np.ndarray, dict[int, tuple[np.ndarray, np.ndarray]]]:
+    """One l of `corruption_table`: the two-size setting, its checked bucketization and the ST
+    with each number of fakes."""
     F = np.full(t.sa_size, 1.0 / l)
     s = two_size(np.bincount(t.sa, minlength=t.sa_size), F, max_size)
     if s is None:
@@ -304,8 +307,11 @@ def _corruption_setting(
     if not check_bucketization(t.sa, bid, F).ok:
         raise PrivlabError(f"l={l}: the bucketization fails the F-privacy checker")
     sts = {k: add_fake_values(t.sa, bid, k, t.sa_size, seed=seeds["fakes", k]) for k in fakes}
-    errors = pool_relative_errors(t.qi, t.sa, [(bid, b, v) for b, v, _ in sts.values()], pool)
-    return s, bid, {k: (b, v) for k, (b, v, _) in sts.items()}, list(errors)
+    return s, bid, {k: (b, v) for k, (b, v, _) in sts.items()}
+
+
+#: queries per work item of `corruption_table`'s query errors (the errors do not depend on it)
+QUERY_CHUNK = 2500
 
 
 def corruption_table(
@@ -345,7 +351,8 @@ def corruption_table(
         ("fakes", l, k) and ("attack", l, k, c) (e.g. ``RunContext.seed_sequence``).
     map_fn : callable, optional
         ``map(fn, items) -> list`` in order (e.g. ``RunContext.map``); serial otherwise. The
-        settings of every l, then the attacks, are its tasks.
+        pool and the settings of every l, then the pool's errors (in chunks of `QUERY_CHUNK`
+        queries) and the attacks, are its tasks.
 
     Returns
     -------
@@ -358,25 +365,32 @@ def corruption_table(
     fakes = [check_int("fakes", k, low=0, high=MAX_SIZE) for k in fakes]
     check_callable("seed_sequence", seed_sequence)
     t = table
-    pool = make_query_pool(t.qi, t.qi_sizes, t.sa, t.sa_size, n_queries, selectivity, seed_sequence("pool"))
-    # every l's bucketization, fake values and query errors, then every attack, as tasks (each with
-    # its own seed key: the table does not depend on how they are spread over workers)
+    # the pool and every l's bucketization and fake values, then the pool's errors on every ST (in
+    # chunks of queries, each query matched once for all of them) and every attack, as tasks (each
+    # with its own seed key: the table does not depend on how they are spread over workers)
     seeds = [
         {"bucketize": seed_sequence("bucketize", l), **{("fakes", k): seed_sequence("fakes", l, k) for k in fakes}}
         for l in ls
     ]
-    per_l = map_tasks([(_corruption_setting, (t, l, fakes, max_size, pool, sd)) for l, sd in zip(ls, seeds)], map_fn)
+    pool_task = (make_query_pool, (t.qi, t.qi_sizes, t.sa, t.sa_size, n_queries, selectivity, seed_sequence("pool")))
+    setting_tasks = [(_corruption_setting, (t, l, fakes, max_size, sd)) for l, sd in zip(ls, seeds)]
+    pool, *per_l = map_tasks([pool_task, *setting_tasks], map_fn)
+    groups = [[(bid, b, v) for b, v in sts.values()] for _, bid, sts in per_l]
+    starts = range(0, len(pool), QUERY_CHUNK)
+    error_tasks = [(grouped_relative_errors, (t.qi, t.sa, groups, pool.part(s, s + QUERY_CHUNK))) for s in starts]
     trials = [
         (i, j, c, (t.sa, bid, b, v, c, k, seed_sequence("attack", ls[i], k, c)))
-        for i, (_, bid, sts, _) in enumerate(per_l)
+        for i, (_, bid, sts) in enumerate(per_l)
         for j, (k, (b, v)) in enumerate(sts.items())
         for c in range(ls[i])
     ]
-    attacks = map_tasks([(corruption_trial, args) for *_, args in trials], map_fn)
+    done = map_tasks([*error_tasks, *[(corruption_trial, args) for *_, args in trials]], map_fn)
+    parts, attacks = done[: len(error_tasks)], done[len(error_tasks) :]
+    errors = [[np.concatenate([p[i][j] for p in parts]) for j in range(len(g))] for i, g in enumerate(groups)]
     rows = []
     for (i, j, c, _), attack in zip(trials, attacks):
-        s, _, sts, errors = per_l[i]
-        k, err = list(sts)[j], errors[j]
+        s, _, sts = per_l[i]
+        k, err = list(sts)[j], errors[i][j]
         row = {"l": ls[i], "setting": str(s), "fakes": k, "corrupted": c, **attack}
         row.update(formula_l=corruption_certainty(ls[i], c, k), re=float(err.mean()), re_se=mean_se(err))
         rows.append(row)

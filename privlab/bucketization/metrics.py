@@ -152,6 +152,9 @@ class _QIMatcher:
     groups of its value set) and filters those by the other attributes.
     """
 
+    #: records `any_match` filters at a time: most queries of a pool find a match in the first ones
+    CHUNK = 4096
+
     def __init__(self, qi):
         # narrow contiguous columns: the filtering gathers read less memory
         dtype = np.uint8 if qi.max(initial=0) < 256 else np.int64
@@ -162,8 +165,8 @@ class _QIMatcher:
             counts = np.bincount(col)
             self.groups.append((order, np.concatenate([[0], np.cumsum(counts)]), counts))
 
-    def match(self, attributes, values) -> np.ndarray:
-        """Sorted indices of the records with qi[:, j] in values[k] for every j = attributes[k]."""
+    def _start(self, attributes, values) -> tuple[int, list[np.ndarray]]:
+        """The most selective predicate and its records, one sorted run per value."""
         sizes = []
         for j, vj in zip(attributes, values):
             counts = self.groups[j][2]
@@ -171,13 +174,43 @@ class _QIMatcher:
         first = int(np.argmin(sizes))
         order, starts, counts = self.groups[attributes[first]]
         vals = np.flatnonzero(values[first][: counts.size])
-        idx = np.concatenate([order[starts[v] : starts[v + 1]] for v in vals]) if vals.size else order[:0]
-        # sorted (a merge of sorted runs) so that every later gather walks memory in order
-        idx = np.sort(idx, kind="stable")
+        return first, [order[starts[v] : starts[v + 1]] for v in vals]
+
+    def _filter(self, idx: np.ndarray, attributes, values, skip: int) -> np.ndarray:
+        """``idx`` restricted to the records that meet every predicate but the ``skip``-th."""
         for k, (j, vj) in enumerate(zip(attributes, values)):
-            if k != first and idx.size:
+            if k != skip and idx.size:
                 idx = idx[vj[self.cols[j][idx]]]
         return idx
+
+    def match(self, attributes, values) -> np.ndarray:
+        """Sorted indices of the records with qi[:, j] in values[k] for every j = attributes[k]."""
+        first, runs = self._start(attributes, values)
+        # sorted (a merge of sorted runs) so that every later gather walks memory in order
+        idx = np.sort(np.concatenate(runs), kind="stable") if runs else self.groups[0][0][:0]
+        return self._filter(idx, attributes, values, first)
+
+    def any_match(self, attributes, values, sa: np.ndarray, vs: np.ndarray) -> bool:
+        """Whether some record of `match` has its SA value in ``vs``: the same answer, found
+        among the first `CHUNK` candidate records as a rule instead of after all of them
+        (then among 4 times as many at each step)."""
+        first, runs = self._start(attributes, values)
+
+        def hit(pieces: list[np.ndarray]) -> bool:
+            idx = np.concatenate(pieces)
+            return bool(self._filter(idx[vs[sa[idx]]], attributes, values, first).size)
+
+        limit, taken, size = self.CHUNK, [], 0
+        for run in runs:
+            while run.size:
+                piece, run = run[: limit - size], run[limit - size :]
+                taken.append(piece)
+                size += piece.size
+                if size == limit:
+                    if hit(taken):
+                        return True
+                    limit, taken, size = 4 * limit, [], 0
+        return bool(taken) and hit(taken)
 
 
 def make_query_pool(
@@ -220,8 +253,7 @@ def make_query_pool(
         a = np.sort(rng.choice(d, qd, replace=False))
         v = tuple(_value_set(rng, int(qi_sizes[j]), root) for j in a)
         vs = _value_set(rng, int(sa_size), root)
-        idx = matcher.match(a, v)
-        if not vs[sa[idx]].any():
+        if not matcher.any_match(a, v, sa, vs):
             redrawn += 1
             continue
         attrs.append(tuple(int(j) for j in a))
@@ -230,22 +262,119 @@ def make_query_pool(
     return QueryPool(tuple(attrs), tuple(values), tuple(sas), redrawn)
 
 
-def _bit_planes(st_bucket, st_value, width: int):
-    """Per bucket, its ST counts c(B, v) as bit planes packed into uint64 words.
+def _bit_planes(counts: np.ndarray) -> np.ndarray:
+    """Counts c(B, v) (one row per bucket B, one column per value v) as bit planes packed into
+    uint64 words.
 
-    Returns planes of shape (levels * words, number of buckets), row l * words + w holding
-    bit l of c(B, v) for v in 64w..64w+63, and the ST size of every bucket. Then
+    Returns planes of shape (levels * words, number of rows), row l * words + w holding bit l
+    of c(B, v) for v in 64w..64w+63. Then
     sum_{v in V} c(B, v) = sum_l 2**l sum_w popcount(planes[l * words + w, B] & V_w).
     """
-    nb = int(st_bucket.max()) + 1
+    rows, width = counts.shape
     words = (width + 63) // 64
-    C = np.bincount(st_bucket * width + st_value, minlength=nb * width).reshape(nb, width)
-    levels = max(1, int(C.max()).bit_length())
-    bits = np.zeros((levels, nb, words * 64), dtype=bool)
+    levels = max(1, int(counts.max(initial=0)).bit_length())
+    bits = np.zeros((levels, rows, words * 64), dtype=bool)
     for lv in range(levels):
-        bits[lv, :, :width] = (C >> lv) & 1
-    packed = np.packbits(bits, axis=2, bitorder="little").view("<u8")  # (levels, nb, words)
-    return np.ascontiguousarray(packed.transpose(0, 2, 1).reshape(levels * words, nb)), C.sum(axis=1)
+        bits[lv, :, :width] = (counts >> lv) & 1
+    packed = np.packbits(bits, axis=2, bitorder="little").view("<u8")  # (levels, rows, words)
+    return np.ascontiguousarray(packed.transpose(0, 2, 1).reshape(levels * words, rows))
+
+
+def _bucket_hash(st_bucket: np.ndarray, st_value: np.ndarray, nb: int, width: int) -> np.ndarray:
+    """One 64-bit key per bucket: the wrapping sum of a random word per ST entry's value, equal
+    for buckets of equal counts c(B, .) (unequal ones may collide: `_profiles` checks)."""
+    words = np.random.default_rng(0).integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, width, dtype=np.int64)
+    key = np.zeros(nb, dtype=np.int64)
+    np.add.at(key, st_bucket, words[st_value])
+    return key
+
+
+def _profiles(st_bucket: np.ndarray, st_value: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct ST counts c(B, .) (profiles) of a bucketization's buckets.
+
+    Round-robin assignment gives the buckets of one size a handful of distinct counts, so a
+    bucketization of 10^5 buckets has some 10^2 profiles: a query needs each profile's
+    entries in V_s once, and each record only its bucket's profile.
+
+    Returns
+    -------
+    (the profiles' `_bit_planes`, the ST size of every profile, the profile of every bucket).
+    """
+    nb = int(st_bucket.max()) + 1
+    _, first, profile = np.unique(_bucket_hash(st_bucket, st_value, nb, width), return_index=True, return_inverse=True)
+    profile = profile.reshape(-1)
+    # exact despite the hash: every bucket's sorted ST values are those of its profile's first bucket
+    entry = np.sort(st_bucket * width + st_value)
+    bucket, value = np.divmod(entry, width)
+    size = np.bincount(st_bucket, minlength=nb)
+    start = np.cumsum(size) - size
+    rep = first[profile]
+    same = np.array_equal(size[rep], size) and np.array_equal(
+        value[start[rep[bucket]] + np.arange(entry.size) - start[bucket]], value
+    )
+    if not same:  # a collision: the exact (slower) distinct rows
+        C = np.bincount(entry, minlength=nb * width).reshape(nb, width)
+        _, first, profile = np.unique(C, axis=0, return_index=True, return_inverse=True)
+        profile = profile.reshape(-1)
+    own = first[profile[bucket]] == bucket  # the entries of each profile's first bucket
+    counts = np.bincount(profile[bucket[own]] * width + value[own], minlength=first.size * width)
+    return _bit_planes(counts.reshape(first.size, width)), size[first], profile
+
+
+#: a bucketization as (bucket ids, ST bucket, ST value)
+Triple = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+class _Estimator:
+    """Anatomy's estimates of a query from every bucketization of a table, given the records
+    the query's QI predicates match (see `query_answers`).
+
+    A record's term of the estimate is (ST entries of its bucket in V_s) / |ST of its bucket|,
+    which its bucket's profile (`_profiles`) determines: each query computes the term of every
+    profile once, then gathers it per record. The terms are the same products the direct
+    per-record computation forms, summed over the records in their order by the same (records,
+    bucketizations) reduction, so the estimates are the same floats.
+
+    Parameters
+    ----------
+    items : list of (bucket ids, ST bucket, ST value)
+        Validated (`query_answers`), one per bucketization.
+    width : int
+        Above every SA code of the records and of the STs.
+    """
+
+    def __init__(self, items: Sequence[Triple], width: int):
+        self.width, self.words = width, (width + 63) // 64
+        parts = [_profiles(st_bucket, st_value, width) for _, st_bucket, st_value in items]
+        self.levels = max([p.shape[0] // self.words for p, _, _ in parts], default=1)
+        n_prof = sum(p.shape[1] for p, _, _ in parts)
+        # every bucketization's profiles side by side, fewer levels padded with zero planes
+        self.planes = np.zeros((self.levels * self.words, n_prof), dtype=np.uint64)
+        self.inv = np.empty(n_prof)
+        columns = []
+        start = 0
+        for (bid, _, _), (planes, st_size, profile) in zip(items, parts):
+            self.planes[: planes.shape[0], start : start + planes.shape[1]] = planes
+            self.inv[start : start + planes.shape[1]] = 1.0 / st_size
+            columns.append(profile[bid] + start)
+            start += planes.shape[1]
+        # record-major (one row per record): a query gathers whole rows
+        dtype = np.uint16 if n_prof <= 2**16 else np.int64
+        self.record_profile = np.stack(columns, axis=1).astype(dtype) if items else np.zeros((0, 0), dtype)
+        self.word_of_row = np.tile(np.arange(self.words), self.levels)
+        self.shifts = np.arange(self.levels, dtype=np.int64)[:, None]
+
+    def __len__(self) -> int:
+        return self.record_profile.shape[1]
+
+    def __call__(self, idx: np.ndarray, vs: np.ndarray) -> np.ndarray:
+        """The estimate from every bucketization of the query matching records ``idx`` (sorted)
+        with SA mask ``vs``, shape (number of bucketizations,)."""
+        c = np.bitwise_count(self.planes & _sa_words(vs, self.width)[self.word_of_row][:, None])
+        in_vs = (c.reshape(self.levels, self.words, -1).sum(axis=1, dtype=np.int64) << self.shifts).sum(axis=0)
+        # (records, bucketizations) in record order, reduced over the records as the direct
+        # computation's array of terms is
+        return (in_vs * self.inv).take(self.record_profile.take(idx, axis=0)).sum(axis=0)
 
 
 def _sa_words(vs, width: int) -> np.ndarray:
@@ -255,6 +384,47 @@ def _sa_words(vs, width: int) -> np.ndarray:
     k = min(vs.size, width)
     bits[:k] = vs[:k]
     return np.packbits(bits, bitorder="little").view("<u8")
+
+
+def _bucketizations(sa: np.ndarray, bucketizations: Sequence[Any], name: str) -> list[Triple]:
+    """``bucketizations`` (see `query_answers`) as (bucket ids, ST bucket, ST value) triples."""
+    if isinstance(bucketizations, (str, bytes, np.ndarray)) or not isinstance(bucketizations, Sequence):
+        raise PrivlabError(f"{name} must be a list of bucket-id arrays or (ids, ST bucket, ST value) tuples")
+    items = []
+    for k, item in enumerate(bucketizations):
+        if isinstance(item, tuple):
+            if len(item) != 3:
+                raise PrivlabError(f"{name}[{k}] must be (bucket ids, ST bucket, ST value), got {len(item)} arrays")
+            bid, st_bucket, st_value = (check_codes(f"{name}[{k}]", a) for a in item)
+            if st_bucket.size != st_value.size:
+                raise PrivlabError(f"{name}[{k}]: ST bucket and ST value must have the same length")
+        else:
+            bid = st_bucket = check_codes(f"{name}[{k}]", item)
+            st_value = sa
+        if bid.size != sa.size:
+            raise PrivlabError(f"{name}[{k}] must give one bucket id per record ({sa.size}), got {bid.size}")
+        items.append((bid, st_bucket, st_value))
+    return items
+
+
+def _answers(qi: np.ndarray, sa: np.ndarray, groups: list[list[Triple]], pool: Any):
+    """True answers and every group's estimates (`query_answers`), each query matched once."""
+    if not isinstance(pool, QueryPool):
+        raise PrivlabError(f"pool must be a QueryPool (make_query_pool), got {type(pool).__name__}")
+    width = max([int(sa.max())] + [int(v.max()) for items in groups for _, _, v in items]) + 1
+    estimators = [_Estimator(items, width) for items in groups]
+    n_q = len(pool.attributes)
+    actual = np.empty(n_q)
+    ests = [np.empty((len(e), n_q)) for e in estimators]
+    matcher = _QIMatcher(qi)
+    for q in range(n_q):
+        idx = matcher.match(pool.attributes[q], pool.values[q])
+        vs = pool.sa_values[q]
+        actual[q] = np.count_nonzero(vs[sa[idx]])
+        for estimate, est in zip(estimators, ests):
+            if len(estimate):
+                est[:, q] = estimate(idx, vs)
+    return actual, ests
 
 
 def query_answers(
@@ -283,69 +453,32 @@ def query_answers(
     (actual of shape (q,), estimates of shape (number of bucketizations, q)).
     """
     qi, sa = _table(qi, sa)
-    if not isinstance(pool, QueryPool):
-        raise PrivlabError(f"pool must be a QueryPool (make_query_pool), got {type(pool).__name__}")
-    if isinstance(bucketizations, (str, bytes, np.ndarray)) or not isinstance(bucketizations, Sequence):
-        raise PrivlabError("bucketizations must be a list of bucket-id arrays or (ids, ST bucket, ST value) tuples")
-    items = []
-    for k, item in enumerate(bucketizations):
-        if isinstance(item, tuple):
-            if len(item) != 3:
-                raise PrivlabError(
-                    f"bucketizations[{k}] must be (bucket ids, ST bucket, ST value), got {len(item)} arrays"
-                )
-            bid, st_bucket, st_value = (check_codes(f"bucketizations[{k}]", a) for a in item)
-            if st_bucket.size != st_value.size:
-                raise PrivlabError(f"bucketizations[{k}]: ST bucket and ST value must have the same length")
-        else:
-            bid = st_bucket = check_codes(f"bucketizations[{k}]", item)
-            st_value = sa
-        if bid.size != sa.size:
-            raise PrivlabError(f"bucketizations[{k}] must give one bucket id per record ({sa.size}), got {bid.size}")
-        items.append((bid, st_bucket, st_value))
-    width = max([int(sa.max())] + [int(v.max()) for _, _, v in items]) + 1
-    words = (width + 63) // 64
-    plane_list: list[np.ndarray] = []
-    inv_list: list[np.ndarray] = []
-    levels: list[int] = []
-    for bid, st_bucket, st_value in items:
-        p, st_size = _bit_planes(st_bucket, st_value, width)
-        plane_list.append(p[:, bid])  # per record: its bucket's planes
-        inv_list.append(1.0 / st_size[bid])  # and 1 / |ST of its bucket|
-        levels.append(p.shape[0] // words)
-    n_q, K = len(pool.attributes), len(items)
-    actual = np.empty(n_q)
-    est = np.empty((K, n_q))
-    if K:
-        # columns level-major: block (level l, word w) holds the bucketizations with more than
-        # l levels, which (sorted by levels, descending) are always the first ones
-        order = sorted(range(K), key=lambda k: -levels[k])
-        blocks = [(lv, w, sum(L > lv for L in levels)) for lv in range(max(levels)) for w in range(words)]
-        # record-major (one row per record): a query gathers whole rows, far faster than
-        # gathering the same records from every plane separately
-        planes = np.ascontiguousarray(
-            np.stack([plane_list[k][lv * words + w] for lv, w, kl in blocks for k in order[:kl]], axis=1)
-        )
-        word_of_col = np.concatenate([np.full(kl, w) for _, w, kl in blocks])
-        inv = np.ascontiguousarray(np.stack([inv_list[k] for k in order], axis=1))
-    matcher = _QIMatcher(qi)
-    for q in range(n_q):
-        idx = matcher.match(pool.attributes[q], pool.values[q])
-        vs = pool.sa_values[q]
-        actual[q] = np.count_nonzero(vs[sa[idx]])
-        if not K:
-            continue
-        x = planes.take(idx, axis=0)
-        x &= _sa_words(vs, width)[word_of_col]
-        c = np.bitwise_count(x)  # per record and plane: popcount(plane & V_s)
-        in_vs = np.zeros((idx.size, K))  # per record: ST entries of its bucket in V_s
-        col = 0
-        for lv, _, kl in blocks:
-            in_vs[:, :kl] += c[:, col : col + kl] * float(2**lv)
-            col += kl
-        # plain elementwise products and sums: no BLAS call (threads) in the hot loop
-        est[order, q] = (in_vs * inv.take(idx, axis=0)).sum(axis=0)
+    actual, (est,) = _answers(qi, sa, [_bucketizations(sa, bucketizations, "bucketizations")], pool)
     return actual, est
+
+
+def grouped_query_answers(
+    qi: ArrayLike, sa: ArrayLike, groups: Sequence[Sequence[Any]], pool: QueryPool
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """`query_answers` of several groups of bucketizations of one table, each query's records
+    matched once for all of them.
+
+    Parameters
+    ----------
+    qi, sa, pool
+        As for `query_answers`.
+    groups : list of lists
+        Each a ``bucketizations`` list of `query_answers`.
+
+    Returns
+    -------
+    (actual of shape (q,), one estimates array per group): group g's estimates are the
+    floats ``query_answers(qi, sa, groups[g], pool)`` gives.
+    """
+    qi, sa = _table(qi, sa)
+    if isinstance(groups, (str, bytes, np.ndarray)) or not isinstance(groups, Sequence):
+        raise PrivlabError("groups must be a list of bucketization lists (query_answers)")
+    return _answers(qi, sa, [_bucketizations(sa, g, f"groups[{i}]") for i, g in enumerate(groups)], pool)
 
 
 def relative_errors(actual: ArrayLike, estimates: ArrayLike) -> np.ndarray:
@@ -368,3 +501,12 @@ def pool_relative_errors(
     then `relative_errors`): one array of ``len(pool)`` errors per bucketization."""
     actual, est = query_answers(qi, sa, bucketizations, pool)
     return [relative_errors(actual, e) for e in est]
+
+
+def grouped_relative_errors(
+    qi: ArrayLike, sa: ArrayLike, groups: Sequence[Sequence[Any]], pool: QueryPool
+) -> list[list[np.ndarray]]:
+    """`pool_relative_errors` of each group of bucketizations (`grouped_query_answers`: each
+    query matched once): one list of error arrays per group."""
+    actual, ests = grouped_query_answers(qi, sa, groups, pool)
+    return [[relative_errors(actual, e) for e in est] for est in ests]

@@ -25,6 +25,9 @@ from .tables import Table, check_tables
 
 __all__ = ["release_grid", "mse_table", "release_mse", "re_table"]
 
+#: a work item of a ``map_fn``: (function, arguments)
+Task = tuple[Callable[..., Any], Sequence[Any]]
+
 
 def release_grid(
     tables: Mapping[str, Table],
@@ -64,6 +67,21 @@ def release_grid(
     -------
     list of (table, theta, label, Release), by table, theta, then mechanism.
     """
+    keys, tasks = _release_tasks(tables, thetas, mechanisms, offset, max_size, seed_sequence, keep_ids)
+    return _released(keys, map_tasks(tasks, map_fn))
+
+
+def _release_tasks(
+    tables: Mapping[str, Table],
+    thetas: Sequence[float],
+    mechanisms: Mapping[str, BucketingMechanism],
+    offset: float,
+    max_size: int,
+    seed_sequence: SeedSequenceFn,
+    keep_ids: bool,
+) -> tuple[list[tuple[str, float, str]], list[Task]]:
+    """`release_grid`'s work items, one per (table, theta), and the (table, theta, label) of
+    each release they return, in order."""
     tables = check_tables(tables)
     mechanisms = check_mapping("mechanisms", mechanisms, "labels to BucketingMechanisms")
     if not all(isinstance(m, BucketingMechanism) for m in mechanisms.values()):
@@ -71,7 +89,7 @@ def release_grid(
     max_size = check_max_size(max_size)
     check_callable("seed_sequence", seed_sequence)
     keys: list[tuple[str, float, str]] = []
-    tasks: list[tuple[Callable[..., Any], Sequence[Any]]] = []
+    tasks: list[Task] = []
     impls = list(mechanisms.values())
     for name, t in tables.items():
         f = np.bincount(t.sa) / t.sa.size
@@ -79,8 +97,14 @@ def release_grid(
             seeds = [seed_sequence(name, theta, label) for label in mechanisms]
             keys += [(name, theta, label) for label in mechanisms]
             tasks.append((release_all, (t.sa, fprivacy(f, theta, offset), impls, max_size, seeds, keep_ids)))
-    releases = [r for rs in map_tasks(tasks, map_fn) for r in rs]
-    return [(*k, r) for k, r in zip(keys, releases)]
+    return keys, tasks
+
+
+def _released(
+    keys: list[tuple[str, float, str]], results: list[list[Release]]
+) -> list[tuple[str, float, str, Release]]:
+    """`release_grid`'s list from its work items' results."""
+    return [(*k, r) for k, r in zip(keys, (r for rs in results for r in rs))]
 
 
 def mse_table(
@@ -184,14 +208,15 @@ def re_table(
     selectivity = check_real("selectivity", selectivity, low=0, high=1, low_open=True)
     query_chunk = check_int("query_chunk", query_chunk, low=1, high=10**6)
     check_callable("seed_sequence", seed_sequence)
-    tasks: list[tuple[Callable[..., Any], Sequence[Any]]] = [
+    pool_tasks: list[Task] = [
         (make_query_pool, (t.qi, t.qi_sizes, t.sa, t.sa_size, n_queries, selectivity, seed_sequence(name, "pool")))
         for name, t in tables.items()
     ]
-    pools = dict(zip(tables, map_tasks(tasks, map_fn)))
-    released = release_grid(
-        tables, thetas, mechanisms, offset, max_size, seed_sequence=seed_sequence, map_fn=map_fn, keep_ids=True
-    )
+    keys, release_tasks = _release_tasks(tables, thetas, mechanisms, offset, max_size, seed_sequence, True)
+    # the pools and the releases in one map: no worker waits for the slowest pool before the releases
+    done = map_tasks([*pool_tasks, *release_tasks], map_fn)
+    pools = dict(zip(tables, done[: len(pool_tasks)]))
+    released = _released(keys, done[len(pool_tasks) :])
     starts, chunks = range(0, n_queries, query_chunk), {}
     for name, t in tables.items():
         ids = [r.bucket_ids for tb, *_, r in released if tb == name and r.bucket_ids is not None]

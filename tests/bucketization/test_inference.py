@@ -92,3 +92,33 @@ def test_corruption_trial_within_its_standard_error():
         row = corruption_trial(sa, bid, st_b, st_v, c, k, seed=3)
         assert row["exact"] == pytest.approx(corruption_certainty(6, c, k))
         assert abs(row["success"] - row["exact"]) <= 5 * row["success_se"]
+
+
+def _corruption_by_records(sa, bid, st_bucket, st_value, c, seed):
+    """The attack as first written: each bucket's records permuted themselves, its ST values a
+    list of numpy scalars (`simulate_corruption` must make the same draws and guesses)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for B in range(bid.max() + 1):
+        recs = np.flatnonzero(bid == B)
+        if recs.size <= c:
+            continue
+        perm = rng.permutation(recs)
+        values = list(st_value[st_bucket == B])
+        for v in sa[perm[:c]]:
+            values.remove(v)
+        out.append(values[rng.integers(len(values))] == sa[perm[c]])
+    return np.asarray(out, dtype=bool)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_corruption_draws_as_permuting_the_records(seed):
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(20, 300)), int(rng.integers(3, 10))
+    sa = rng.integers(0, m, n)
+    bid = rng.permutation(n) // int(rng.integers(2, 7))
+    st_b, st_v, _ = add_fake_values(sa, bid, seed % 3, m + 2, seed=seed)
+    for c in range(3):
+        want = _corruption_by_records(sa, bid, st_b, st_v, c, seed)
+        got = simulate_corruption(sa, bid, st_b, st_v, c, seed=np.random.default_rng(seed))
+        np.testing.assert_array_equal(got, want)

@@ -112,8 +112,8 @@ def test_corruption_table_sizes_and_formula(tables):
 
 
 def test_corruption_table_is_the_same_however_its_tasks_are_mapped(tables):
-    """Each l's setting and each attack keep their own seed: tasks run in reverse (as a pool
-    may finish them) give the serial table."""
+    """The pool, each l's setting and each attack keep their own seed: tasks run in reverse (as
+    a pool may finish them) give the serial table."""
     calls = []
 
     def backwards(fn, items):
@@ -124,7 +124,9 @@ def test_corruption_table_is_the_same_however_its_tasks_are_mapped(tables):
     serial = bk.corruption_table(tables["EDU"], [2, 3], [0, 1], 50, 20, 0.1, seed_sequence=_seeds)
     mapped = bk.corruption_table(tables["EDU"], [2, 3], [0, 1], 50, 20, 0.1, seed_sequence=_seeds, map_fn=backwards)
     pd.testing.assert_frame_equal(serial, mapped)
-    assert calls == [2, 2 * 2 + 2 * 3]  # the settings of every l, then every (l, fakes, corrupted) attack
+    # the pool and the settings of every l, then the pool's errors (one chunk of queries) and every
+    # (l, fakes, corrupted) attack
+    assert calls == [1 + 2, 1 + 2 * 2 + 2 * 3]
     assert list(serial.l) == [2] * 4 + [3] * 6 and list(serial.corrupted[:4]) == [0, 1, 0, 1]
 
 
