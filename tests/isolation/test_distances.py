@@ -37,11 +37,12 @@ def test_kd_leaves_partition_and_bound_the_rows(seed, n, d, leaf, kind):
     assert np.array_equal(lv.leaf[lv.order], np.repeat(np.arange(lv.count), sizes))
     q = rng.uniform(-1.5, 1.5, (20, d))
     assert np.all((lv.leaf_of(q) >= 0) & (lv.leaf_of(q) < lv.count))
-    # every row inside its leaf's box; the box's squared distance never above the formula's
+    # every row inside its leaf's box; the box's squared distance never above the formula's but for
+    # rounding (summed in another order), which the passes absorb with their BOX_REL slack
     assert np.all(lv.low_t[:, lv.leaf].T <= db) and np.all(db <= lv.high_t[:, lv.leaf].T)
     box = lv.box_sq(q, np.arange(lv.count))
     exact = np.array([dist.exact_sq(p, db) for p in q])
-    assert np.all(box[:, lv.leaf] <= exact)
+    assert np.all(box[:, lv.leaf] * (1 - dist.BOX_REL) <= exact)
 
 
 CASES = [(mode, kind) for mode in ("pruned", "every_leaf", "sampled") for kind in ("uniform", "grid", "clustered")]
