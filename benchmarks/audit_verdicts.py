@@ -11,7 +11,7 @@ time), and each numeric printed value of the config. The moves, smallest first:
 Each agree claim is counted by the smallest move that changes its verdict (to disagree or
 inconclusive): "within 5%" (the 1% and 5% moves and jitters), "within x0.5/x2" (x0.8 ... x2),
 "only by +-3/+-10 s.e.", or "never". Beside it, the same buckets for the nearest value at which the
-claim's own exposed rule flips (its `Comparison`, as ``privlab claims --audit`` prints it), and the
+claim's own exposed rule leaves agree (its `Comparison.reaching`, as the verdict mutation test moves it), and the
 smaller of the two ("either"). A claim that never flips either way is a strong result, a statement
 read from text (a formula, a set of names) that no numeric move reaches, or a rule that cannot fail:
 the printed examples say which.
@@ -76,12 +76,15 @@ def _decide(exp, table, cfg) -> dict[str, str] | None:
 
 
 def _exposed_bucket(claim) -> str | None:
-    """The bucket of the nearest value at which the claim's exposed rule flips (None: no value exposed)."""
+    """The bucket of the nearest value at which the claim's exposed rule leaves agree (the value the
+    verdict mutation test moves it to); None: no value exposed."""
     cmp = claim.comparison
-    if cmp is None or not cmp.flips_at:
+    if cmp is None:
         return None
-    scale = max(abs(cmp.value), abs(cmp.reference), 1e-300)
-    rel = min(abs(f - cmp.value) for f in cmp.flips_at) / scale
+    at = cmp.reaching(["disagree", "inconclusive"])
+    if at is None:
+        return "never"
+    rel = abs(at - cmp.value) / max(abs(cmp.value), abs(cmp.reference), 1e-300)
     return BUCKETS[0] if rel <= 0.05 else BUCKETS[1] if rel <= 1 else "only beyond x2"
 
 
