@@ -172,7 +172,13 @@ def _make_plan(data: SKData) -> _Plan:
 
 
 def repetition_rows(
-    data: SKData, technique: SDCTechnique, level: float, rep: int, seed: Any, lp_check_records: int = 0
+    data: SKData,
+    technique: SDCTechnique,
+    level: float,
+    rep: int,
+    seed: Any,
+    lp_check_records: int = 0,
+    moments: Any = None,
 ) -> list[dict[str, Any]]:
     """One released artifact (one repetition): mean CAE per SK size.
 
@@ -190,6 +196,9 @@ def repetition_rows(
         Drives the release (and the checker's choice of records).
     lp_check_records : int
         Query restriction: records whose bounds the checker re-derives by LP.
+    moments : tuple of four arrays, optional
+        ``technique.exact_unique(level, data.n, data.grid)``, when the caller has it (the same for
+        every repetition of a level: `run_series` computes it once); computed here otherwise.
 
     Returns
     -------
@@ -205,7 +214,8 @@ def repetition_rows(
     grid, n, codes = data.grid, data.n, data.codes[:, 0]
     release = technique.release(data, level, seed)
     violation = technique.check(data, release, level, seed, lp_check_records)
-    moments = technique.exact_unique(level, n, grid)
+    if moments is None:
+        moments = technique.exact_unique(level, n, grid)
     ex_h0, ex_area = moments[:2]
     plan = _plan(data)
     everyone = np.arange(n)
@@ -369,8 +379,9 @@ def run_series(
     tasks = []
     for ds, d in data.items():
         for label, level, technique in series:
+            moments = technique.exact_unique(level, d.n, d.grid)  # every repetition's exact expectation
             for rep in range(R):
-                args = (d, technique, level, rep, seed_sequence(ds, label, level, rep), lp_check_records)
+                args = (d, technique, level, rep, seed_sequence(ds, label, level, rep), lp_check_records, moments)
                 tasks.append(({"dataset": ds, "technique": label, "param": level}, args))
     chunks = map_in_order(labelled_rows, tasks, map_fn)
     table = summarise(pd.DataFrame([r for chunk in chunks for r in chunk]), R)

@@ -15,7 +15,6 @@ independent noise per record.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -29,22 +28,6 @@ __all__ = ["unique_sampling", "unique_sampling_var", "unique_noise", "unique_noi
 
 # E[H0], E[A] per confidential code, and what the variance of their mean needs
 Moments = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-
-
-# moments already computed in this process, by technique, level and grid: every repetition of a level
-# needs the same ones (a few dozen entries at most)
-_CACHE: dict[tuple, Moments] = {}
-_CACHE_SIZE = 64
-
-
-def _cached(key: tuple, compute: Callable[[], Moments]) -> Moments:
-    """``compute()``, made once per ``key`` and process; the caller gets its own copies."""
-    if key not in _CACHE:
-        if len(_CACHE) >= _CACHE_SIZE:
-            _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = compute()
-    h0, area, second_h0, second_area = (v.copy() for v in _CACHE[key])
-    return h0, area, second_h0, second_area
 
 
 def _check_moments(moments: Any) -> int:
@@ -72,10 +55,6 @@ def unique_sampling(percent: float, n: int, grid: Any) -> Moments:
     p = check_real("percent", percent, low=0, high=100, low_open=True)
     n = check_int("n", n, low=1)
     grid = check_array("grid", grid, dtype=float)
-    return _cached(("sampling", p, n, grid.tobytes()), lambda: _unique_sampling(p, n, grid))
-
-
-def _unique_sampling(p: float, n: int, grid: np.ndarray) -> Moments:
     m = grid.size
     s = _sample_size(p, n)
     h0u, au = cae_batch(grid, np.full((1, m), 1.0 / m))
@@ -112,16 +91,12 @@ def unique_noise(level: float, grid: Any) -> Moments:
     -------
     four arrays of shape (|D|,)
     """
-    grid = check_array("grid", grid, dtype=float)
-    M = noise_max(level, grid.size)
-    return _cached(("noise", M, grid.tobytes()), lambda: _unique_noise(M, grid))
-
-
-def _unique_noise(M: int, grid: np.ndarray) -> Moments:
     # SciPy: slow to import, loaded only for this computation
     from scipy.stats import binom
 
+    grid = check_array("grid", grid, dtype=float)
     m = grid.size
+    M = noise_max(level, m)
     check_memory(f"the {M + 1} noise outcomes of {m} codes", 9.0 * m * m * (M + 1), "coarsen the domain")
     h = M // 2
     B = np.arange(M + 1)

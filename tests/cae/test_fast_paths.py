@@ -1,6 +1,6 @@
 """The fast paths of privlab.cae against the straightforward ones they replace, bit for bit: the
 batched dynamic program, the interval model, the per-data-set plan of the Monte Carlo and the
-cached exact moments."""
+exact moments a level computes once for every repetition."""
 
 import math
 import struct
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privlab import cae
-from privlab.cae import engine, exact, intruder, measure
+from privlab.cae import engine, intruder, measure
 
 
 def _bits(a):
@@ -210,18 +210,12 @@ def test_repetition_rows_equal_the_loop_over_sets(technique):
         assert all(_same(g[c], w[c]) for g, w in zip(got, want) for c in g), (got, want)
 
 
-@pytest.mark.parametrize(
-    "moments",
-    [lambda g: exact.unique_noise(30, g), lambda g: exact.unique_sampling(20, 50, g)],
-    ids=["noise", "sampling"],
-)
-def test_cached_moments_equal_fresh_ones_and_are_the_callers_own(moments):
-    grid = np.arange(1.0, 12.0)
-    exact._CACHE.clear()
-    fresh = moments(grid)
-    for v in fresh:
-        v[:] = -1.0  # the caller's copy: changing it changes nothing cached
-    again = moments(grid)
-    exact._CACHE.clear()
-    for a, b in zip(again, moments(grid)):
-        assert np.array_equal(_bits(a), _bits(b)) and not np.any(a == -1.0)
+@pytest.mark.parametrize("technique", TECHNIQUES, ids=["sampling", "query_restriction", "noise"])
+def test_repetition_rows_with_the_callers_moments_equal_their_own(technique):
+    # run_series computes a level's exact moments once and hands them to every repetition
+    data, level, seed = _data(), technique.levels[0], np.random.SeedSequence([9, 1])
+    moments = technique.exact_unique(level, data.n, data.grid)
+    got = cae.repetition_rows(data, technique, level, 1, seed, 1, moments)
+    want = cae.repetition_rows(data, technique, level, 1, seed, 1)
+    assert got and len(got) == len(want)
+    assert all(_same(g[c], w[c]) for g, w in zip(got, want) for c in g)
