@@ -11,7 +11,6 @@ compared with their exact expectation (`privlab.cae.exact`).
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -98,34 +97,6 @@ class _Plan:
     alone: dict[int, np.ndarray]
 
 
-def _fingerprint(data: SKData) -> bytes:
-    """A digest of what a `_Plan` depends on: the records' combinations in every SK set."""
-    digest = hashlib.blake2b(repr((data.n, [(s, [e.n_groups for e in es]) for s, es in data.sets.items()])).encode())
-    for entries in data.sets.values():
-        for entry in entries:
-            digest.update(np.ascontiguousarray(entry.groups).tobytes())
-    return digest.digest()
-
-
-# the plans of the last data sets seen, by content: a worker process unpickles a new copy of a data
-# set with each batch of tasks (the copy last seen is also kept, to find it without the digest)
-_PLANS: dict[bytes, _Plan] = {}
-_LAST: list[tuple[SKData, _Plan]] = []
-
-
-def _plan(data: SKData) -> _Plan:
-    """The `_Plan` of ``data``, made once per data set and process."""
-    if _LAST and _LAST[0][0] is data:
-        return _LAST[0][1]
-    key = _fingerprint(data)
-    if key not in _PLANS:
-        if len(_PLANS) >= 4:
-            _PLANS.pop(next(iter(_PLANS)))
-        _PLANS[key] = _make_plan(data)
-    _LAST[:] = [(data, _PLANS[key])]
-    return _PLANS[key]
-
-
 def _make_plan(data: SKData) -> _Plan:
     everyone = np.arange(data.n)
     rows: dict[bytes, int] = {}  # a record set (its records' bytes) -> its row
@@ -172,13 +143,7 @@ def _make_plan(data: SKData) -> _Plan:
 
 
 def repetition_rows(
-    data: SKData,
-    technique: SDCTechnique,
-    level: float,
-    rep: int,
-    seed: Any,
-    lp_check_records: int = 0,
-    moments: Any = None,
+    data: SKData, technique: SDCTechnique, level: float, rep: int, seed: Any, lp_check_records: int = 0
 ) -> list[dict[str, Any]]:
     """One released artifact (one repetition): mean CAE per SK size.
 
@@ -196,9 +161,6 @@ def repetition_rows(
         Drives the release (and the checker's choice of records).
     lp_check_records : int
         Query restriction: records whose bounds the checker re-derives by LP.
-    moments : tuple of four arrays, optional
-        ``technique.exact_unique(level, data.n, data.grid)``, when the caller has it (the same for
-        every repetition of a level: `run_series` computes it once); computed here otherwise.
 
     Returns
     -------
@@ -211,13 +173,26 @@ def repetition_rows(
     check_instance("technique", technique, SDCTechnique, "an SDCTechnique (privlab.cae)")
     rep = check_int("rep", rep, low=0)
     lp_check_records = check_int("lp_check_records", lp_check_records, low=0, high=10_000)
+    moments = technique.exact_unique(level, data.n, data.grid)
+    return _repetition_rows(data, technique, level, rep, seed, lp_check_records, moments, _make_plan(data))
+
+
+def _repetition_rows(
+    data: SKData,
+    technique: SDCTechnique,
+    level: float,
+    rep: int,
+    seed: Any,
+    lp_check_records: int,
+    moments: Any,
+    plan: _Plan,
+) -> list[dict[str, Any]]:
+    """`repetition_rows` of checked arguments, given the level's exact ``moments`` and the data
+    set's ``plan`` (the same for every repetition: `run_series` makes them once)."""
     grid, n, codes = data.grid, data.n, data.codes[:, 0]
     release = technique.release(data, level, seed)
     violation = technique.check(data, release, level, seed, lp_check_records)
-    if moments is None:
-        moments = technique.exact_unique(level, n, grid)
     ex_h0, ex_area = moments[:2]
-    plan = _plan(data)
     everyone = np.arange(n)
     # a combination matched by one record leaves the intruder that record's own distribution:
     # evaluate those n distributions once, and full rows only for the shared combinations (every
@@ -328,6 +303,12 @@ def labelled_rows(task: tuple[dict[str, Any], tuple]) -> list[dict[str, Any]]:
     return [{**label, **row} for row in repetition_rows(*args)]
 
 
+def _labelled_rows(task: tuple[dict[str, Any], tuple]) -> list[dict[str, Any]]:
+    """`labelled_rows` of a task of `run_series` (`_repetition_rows` arguments)."""
+    label, args = task
+    return [{**label, **row} for row in _repetition_rows(*args)]
+
+
 def run_series(
     data: Mapping[str, SKData],
     techniques: Sequence[tuple[str, SDCTechnique]],
@@ -378,11 +359,12 @@ def run_series(
         raise PrivlabError("mechanism: two techniques with the same label share a level; give one another label")
     tasks = []
     for ds, d in data.items():
+        plan = _make_plan(d)  # what every release of d needs of its SK sets
         for label, level, technique in series:
             moments = technique.exact_unique(level, d.n, d.grid)  # every repetition's exact expectation
             for rep in range(R):
-                args = (d, technique, level, rep, seed_sequence(ds, label, level, rep), lp_check_records, moments)
+                args = (d, technique, level, rep, seed_sequence(ds, label, level, rep), lp_check_records, moments, plan)
                 tasks.append(({"dataset": ds, "technique": label, "param": level}, args))
-    chunks = map_in_order(labelled_rows, tasks, map_fn)
+    chunks = map_in_order(_labelled_rows, tasks, map_fn)
     table = summarise(pd.DataFrame([r for chunk in chunks for r in chunk]), R)
     return table if labels is None else table.assign(data=table.dataset.map(dict(labels)))

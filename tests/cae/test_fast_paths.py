@@ -1,6 +1,6 @@
 """The fast paths of privlab.cae against the straightforward ones they replace, bit for bit: the
-batched dynamic program, the interval model, the per-data-set plan of the Monte Carlo and the
-exact moments a level computes once for every repetition."""
+batched dynamic program, the interval model, and the per-data-set plan and exact moments that
+run_series makes once for every repetition."""
 
 import math
 import struct
@@ -116,7 +116,7 @@ def test_plan_rows_are_each_sets_own_distributions(technique):
     own `Release.probs` gives them."""
     data = _data()
     release = technique.release(data, technique.levels[0], np.random.SeedSequence(3))
-    plan = engine._plan(data)
+    plan = engine._make_plan(data)
     rows = np.concatenate([release.probs(g, G, r) for g, r, G in plan.calls])[plan.shared]
     blocks = []
     for entries in data.sets.values():
@@ -128,7 +128,7 @@ def test_plan_rows_are_each_sets_own_distributions(technique):
                 new_id = np.cumsum(multi) - 1
                 blocks.append(release.probs(new_id[entry.groups[recs]], int(multi.sum()), recs))
     assert np.array_equal(_bits(rows), _bits(np.concatenate(blocks)))
-    assert len(plan.alone) == len(data.sets) and engine._plan(data) is plan
+    assert len(plan.alone) == len(data.sets)
 
 
 def _reference_rows(data, technique, level, rep, seed, lp_check_records):
@@ -211,11 +211,11 @@ def test_repetition_rows_equal_the_loop_over_sets(technique):
 
 
 @pytest.mark.parametrize("technique", TECHNIQUES, ids=["sampling", "query_restriction", "noise"])
-def test_repetition_rows_with_the_callers_moments_equal_their_own(technique):
-    # run_series computes a level's exact moments once and hands them to every repetition
+def test_rows_from_the_series_moments_and_plan_equal_repetition_rows(technique):
+    # run_series makes a level's exact moments and a data set's plan once for every repetition
     data, level, seed = _data(), technique.levels[0], np.random.SeedSequence([9, 1])
-    moments = technique.exact_unique(level, data.n, data.grid)
-    got = cae.repetition_rows(data, technique, level, 1, seed, 1, moments)
+    moments, plan = technique.exact_unique(level, data.n, data.grid), engine._make_plan(data)
+    got = engine._repetition_rows(data, technique, level, 1, seed, 1, moments, plan)
     want = cae.repetition_rows(data, technique, level, 1, seed, 1)
     assert got and len(got) == len(want)
     assert all(_same(g[c], w[c]) for g, w in zip(got, want) for c in g)
