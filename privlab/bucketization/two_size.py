@@ -33,6 +33,7 @@ from .settings import MAX_RECORDS, BucketSetting, caps, check_max_size, prepare,
 
 PRUNINGS = ("none", "loss", "full")
 _CHUNK_ELEMENTS = 2_000_000  # bound on m * (pairs evaluated at once) in the scans
+_FIRST_WIDTH = 256  # a Loss-pruning scan's first chunk (pairs): most prefixes end early, so chunks grow from it
 
 
 def pair_list(n: int, s1: int, s2: int) -> tuple[int, int, int, int, int] | None:
@@ -77,23 +78,42 @@ def fill_limit(o: np.ndarray, c: np.ndarray, size: int) -> int:
 
 
 def _first_valid_scan(o, c1, c2, s1, s2, b1_0, b2_0, step1, step2, k_hi, stop_early):
-    """Smallest k in 0..k_hi with (b1, b2) valid by Theorem 4.17 (vectorised chunks)."""
-    chunk = max(1, _CHUNK_ELEMENTS // max(o.size, 1))
+    """Smallest k in 0..k_hi with (b1, b2) valid by Theorem 4.17 (vectorised chunks; None if none).
+
+    Each chunk tests PC on every pair, FC only on the span of pairs where PC holds. With
+    ``stop_early`` (Loss-pruning) the chunks grow from `_FIRST_WIDTH` pairs and the scan stops at
+    the first valid pair; without it (No-pruning) every pair up to k_hi is evaluated."""
+    m = max(o.size, 1)
+    chunk = max(1, _CHUNK_ELEMENTS // m)
+    b2_hi = b2_0 + k_hi * step2
+    # int32 where every product and sum fits (halves the memory the scan streams through)
+    big = int(c1.max(initial=0)) * b1_0 + int(c2.max(initial=0)) * b2_hi
+    dt = np.int32 if max(big, int(o.max(initial=0)), b1_0 * s1, b2_hi * s2) < 2**31 - 1 else np.int64
+    oc, c1c, c2c = o.astype(dt)[:, None], c1.astype(dt)[:, None], c2.astype(dt)[:, None]
+    width = min(chunk, _FIRST_WIDTH) if stop_early else chunk
     first = None
-    for start in range(0, k_hi + 1, chunk):
-        k = np.arange(start, min(k_hi, start + chunk - 1) + 1, dtype=np.int64)
-        b1 = b1_0 - k * step1
-        b2 = b2_0 + k * step2
-        u1 = c1[:, None] * b1[None, :]
-        u2 = c2[:, None] * b2[None, :]
-        ok = np.all(o[:, None] <= u1 + u2, axis=0)  # PC
-        ok &= np.minimum(o[:, None], u1).sum(axis=0) >= b1 * s1  # FC_1
-        ok &= np.minimum(o[:, None], u2).sum(axis=0) >= b2 * s2  # FC_2
-        hits = np.flatnonzero(ok)
-        if hits.size and first is None:
-            first = int(k[hits[0]])
-            if stop_early:
-                return first
+    start = 0
+    while start <= k_hi:
+        k = np.arange(start, min(k_hi, start + width - 1) + 1, dtype=dt)
+        b1 = (b1_0 - k * step1).astype(dt)
+        b2 = (b2_0 + k * step2).astype(dt)
+        u1 = c1c * b1
+        u2 = c2c * b2
+        tot = u1 + u2
+        ok = (oc <= tot).all(axis=0)  # PC
+        live = np.flatnonzero(ok)
+        if live.size:  # FC only where PC holds
+            lo, hi = live[0], live[-1] + 1
+            okr = ok[lo:hi]
+            okr &= np.minimum(oc, u1[:, lo:hi], out=tot[:, lo:hi]).sum(axis=0) >= b1[lo:hi].astype(np.int64) * s1
+            okr &= np.minimum(oc, u2[:, lo:hi], out=tot[:, lo:hi]).sum(axis=0) >= b2[lo:hi].astype(np.int64) * s2
+            hits = np.flatnonzero(okr)
+            if hits.size and first is None:
+                first = int(k[lo + hits[0]])
+                if stop_early:
+                    return first
+        start += width
+        width = min(chunk, width * 4)
     return first
 
 

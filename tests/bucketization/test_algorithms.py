@@ -3,6 +3,8 @@ and brute-force oracles (hypothesis)."""
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -226,3 +228,49 @@ def test_timeout_is_reported():
 def test_bad_input(counts, F, M, match):
     with pytest.raises(PrivlabError, match=match):
         two_size(counts, F, M)
+
+
+def _first_valid_by_pair(o, c1, c2, s1, s2, b1_0, b2_0, step1, step2, k_hi):
+    """Theorem 4.17 pair by pair, in Python integers (the scans' oracle)."""
+    for k in range(k_hi + 1):
+        b1, b2 = b1_0 - k * step1, b2_0 + k * step2
+        u1 = [int(c) * b1 for c in c1]
+        u2 = [int(c) * b2 for c in c2]
+        pc = all(int(x) <= a + b for x, a, b in zip(o, u1, u2))
+        fc1 = sum(min(int(x), a) for x, a in zip(o, u1)) >= b1 * s1
+        fc2 = sum(min(int(x), b) for x, b in zip(o, u2)) >= b2 * s2
+        if pc and fc1 and fc2:
+            return k
+    return None
+
+
+@FAST
+@given(
+    st.lists(st.integers(0, 60), min_size=1, max_size=6),
+    st.lists(st.integers(0, 9), min_size=12, max_size=12),
+    st.integers(1, 6),
+    st.integers(1, 6),
+    st.sampled_from([1, 10**9]),
+    st.integers(1, 8),
+    st.booleans(),
+)
+def test_first_valid_scan_matches_pair_by_pair(counts, caps_, s1, ds, scale, chunk, stop_early):
+    """Every chunk width and growth, int32 and int64 (scale 10^9) paths: the first valid pair of
+    the list is the one Theorem 4.17 gives pair by pair."""
+    ts = importlib.import_module("privlab.bucketization.two_size")  # the module (the package exports its function)
+    o = np.array(counts, dtype=np.int64) * scale
+    m = o.size
+    c1, c2 = np.array(caps_[:m], dtype=np.int64), np.array(caps_[6 : 6 + m], dtype=np.int64)
+    s2 = s1 + ds
+    head = ts._pair_list(int(o.sum()), s1, s2)
+    if head is None or not o.sum():
+        return
+    b1_0, b2_0, K, step1, step2 = head
+    want = _first_valid_by_pair(o, c1, c2, s1, s2, b1_0, b2_0, step1, step2, min(K, 400))
+    old = (ts._CHUNK_ELEMENTS, ts._FIRST_WIDTH)
+    try:
+        ts._CHUNK_ELEMENTS, ts._FIRST_WIDTH = chunk * m, max(1, chunk // 3)
+        got = ts._first_valid_scan(o, c1, c2, s1, s2, b1_0, b2_0, step1, step2, min(K, 400), stop_early)
+    finally:
+        ts._CHUNK_ELEMENTS, ts._FIRST_WIDTH = old
+    assert got == want
