@@ -492,6 +492,18 @@ def _apply_limits(ax: Any, panel: Panel) -> None:
             set_(lo if axis.limits[0] is None else axis.limits[0], hi if axis.limits[1] is None else axis.limits[1])
 
 
+def _widen_single_value(ax: Any) -> None:
+    """An axis whose data hold one value, up to rounding (log-axis positions computed in two ways
+    differ by an ulp), autoscales to a view a few ulps wide that draws its points on the frame:
+    give it a decade each side on a log axis, or the view matplotlib gives one exact value."""
+    for target, get, set_ in ((ax.xaxis, ax.get_xlim, ax.set_xlim), (ax.yaxis, ax.get_ylim, ax.set_ylim)):
+        lo, hi = get()
+        mid = (lo + hi) / 2
+        if np.isfinite(mid) and mid != 0 and 0 < abs(hi - lo) <= 1e-9 * abs(mid):
+            log = target.get_scale() == "log" and mid > 0
+            set_(*((mid / 10, mid * 10) if log else target.get_major_locator().nonsingular(mid, mid)))
+
+
 def _two_log_labels(ax: Any) -> None:
     """A base-10 log axis whose view holds fewer than two powers of ten gets major ticks at 1, 2
     and 5 times them, labelled as plain numbers, instead of crowded minor labels (2x10^-2, 3x10^-2, ...)."""
@@ -732,6 +744,7 @@ def render(spec: FigureSpec) -> Any:
         for ref in panel.references:
             _draw_reference(ax, ref)
             entries.setdefault(f"ref:{ref.label}", ref)
+        _widen_single_value(ax)
         _apply_limits(ax, panel)
         _two_log_labels(ax)
         notes = list(panel.notes) + _mark_coincidences(ax, drawn, spec.styles)
@@ -1548,4 +1561,7 @@ def _audit_layout(fig: Any) -> list[str]:
     for i, ax in enumerate(fig.axes):
         if ax.get_yscale() == "log" and any(isinstance(c, BarContainer) for c in ax.containers):
             out.append(f"axes {i + 1}: bars on a log axis")
+        for which, (lo, hi) in (("x", ax.get_xlim()), ("y", ax.get_ylim())):
+            if 0 < abs(hi - lo) <= 1e-9 * abs((lo + hi) / 2):
+                out.append(f"axes {i + 1}: its {which} axis spans only {lo:.17g} to {hi:.17g}: its points lie on the frame")
     return out

@@ -304,6 +304,30 @@ def test_bars_on_a_log_axis_and_points_outside_the_view_are_caught():
     assert any("bars on a log axis" in p for p in found) and any("outside the panel's view" in p for p in found)
 
 
+def test_one_x_value_gets_a_view_and_a_collapsed_view_is_caught():
+    """A panel whose rows sit at one x, with an interval and an exact layer (diffinf at the paper
+    profile: one a1 with a noisy denominator at or below 0), autoscaled to a view a few ulps wide
+    with its points on the frame: render gives it a decade each side, and the audit catches a
+    view that collapsed anyway."""
+    x = 10.0
+    df = pd.DataFrame({"x": [x], "y": [2e-5], "exact": [3e-5], "se": [0.5e-5], "series": "a"})
+    simulated = Layer("y", interval=Interval("se", se="se", clip=(0.0, 1.0)))
+    p = Panel(df, "x", Axis("x value", scale="log"), Axis("y value", scale="log"), (simulated, Layer("exact", name="exact")))
+    spec = FigureSpec("one x", (p,), style_map(["a"]))
+    fig = render(spec)
+    try:
+        lo, hi = fig.axes[0].get_xlim()
+        assert lo == pytest.approx(1.0) and hi == pytest.approx(100.0)
+    finally:
+        plt.close(fig)
+    assert _audited(spec) == []
+
+    def collapse(fig):
+        fig.axes[0].set_xlim(x * (1 - 1e-14), x * (1 + 1e-14))
+
+    assert any("points lie on the frame" in p for p in _audited(spec, collapse))
+
+
 def test_a_reference_line_left_out_is_caught():
     df = _lines_df({"p-value": [0.5, 0.2, 0.8, 0.01]})
     p = Panel(
