@@ -88,13 +88,22 @@ class IndependentCopies:
         copies = _check_copies(copies, len(checked), n, s)
         if max(checked) == 1.0:
             raise PrivlabError("ps must be below 1 for independent copies (p = 1 releases the original)")
-        rows = np.arange(n)
-        loglik = np.zeros((n, s))
+        base = np.arange(n) * s  # cell (t, v) of the n x s tables is base[t] + v
+        loglik = np.zeros(n * s)
+        top = np.zeros(n)  # each row's largest log-likelihood: they only grow from 0
+        post = np.empty((n, s))
+        flat = post.reshape(-1)
+        cells = [base + y for y in copies]
         out = []
-        for p, y in zip(checked, copies):
-            loglik[rows, y] += math.log((p + (1 - p) / s) / ((1 - p) / s))
-            post = np.exp(loglik - loglik.max(axis=1, keepdims=True))
-            out.append(post[rows, truth] / post.sum(axis=1))
+        for j, (p, cell) in enumerate(zip(checked, cells), start=1):
+            loglik[cell] += math.log((p + (1 - p) / s) / ((1 - p) / s))
+            np.maximum(top, loglik[cell], out=top)
+            # exp(loglik - top) cell by cell, as one exp over the table gives it: a value no copy
+            # named holds 0 - top = -top; only the (at most j) named ones need their own exp
+            post[:] = np.exp(-top)[:, None]
+            for named in cells[:j]:
+                flat[named] = np.exp(loglik[named] - top)
+            out.append(flat[base + truth] / post.sum(axis=1))
         return out
 
     def expected_confidence(self, ps: Any, domain_size: int) -> float:

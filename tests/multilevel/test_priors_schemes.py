@@ -93,6 +93,31 @@ def test_pooled_confidence_against_the_exact_posterior():
                 assert conf[k - 1][t] == pytest.approx(post[x[t]], rel=1e-12)
 
 
+def _pooled_by_table(x, copies, ps, s):
+    """Independent copies' pooled posterior as the whole n x s table gives it (the oracle)."""
+    rows, loglik, out = np.arange(x.size), np.zeros((x.size, s)), []
+    for p, y in zip(ps, copies):
+        loglik[rows, y] += np.log((p + (1 - p) / s) / ((1 - p) / s))
+        post = np.exp(loglik - loglik.max(axis=1, keepdims=True))
+        out.append(post[rows, x] / post.sum(axis=1))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_independent_pooled_confidence_is_the_tables_bit_for_bit(seed):
+    """Only the cells some copy named get their own exp: the posterior is, bit for bit, the one the
+    whole table of log-likelihoods gives (repeated values, one value, every value named)."""
+    rng = np.random.default_rng(seed)
+    s = int(rng.integers(2, 12))
+    n = int(rng.integers(1, 400))
+    ps = list(rng.uniform(0.01, 0.95, int(rng.integers(1, 3 * s))))
+    x = rng.integers(0, s, n)
+    copies = ml.IndependentCopies().release(x, ps, s, seed)
+    got = ml.IndependentCopies().pooled_confidence(x, copies, ps, s)
+    want = _pooled_by_table(x, copies, ps, s)
+    assert all(np.array_equal(a, b) for a, b in zip(got, want))
+
+
 def test_confidence_curves_match_the_exact_expectation_and_ignore_workers():
     s, trials, seed = 10, 40_000, np.random.SeedSequence(5)
     mean, se = ml.confidence_curves(SCHEMES, PS, s, trials, chunk=7_000, seed=seed)
