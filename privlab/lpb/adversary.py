@@ -20,7 +20,15 @@ from .._validation import (
 )
 from ._checks import MAX_CELLS, MAX_WORK, check_cells
 
-__all__ = ["QUERIES", "query_answers", "sensitivity", "posteriors", "largest_posterior", "max_posterior"]
+__all__ = [
+    "QUERIES",
+    "query_answers",
+    "sensitivity",
+    "posteriors",
+    "largest_posterior",
+    "largest_posterior_given",
+    "max_posterior",
+]
 
 QUERIES: dict[str, Callable[[np.ndarray], float]] = {"mean": np.mean, "sum": np.sum, "median": np.median}
 
@@ -183,8 +191,31 @@ def largest_posterior(
     -------
     ndarray of shape (len(response),)
     """
-    u = _universe(universe)
     r = check_array("response", response)
+    return largest_posterior_given(universe, known, epsilon, among, query, prior)(r)
+
+
+def largest_posterior_given(
+    universe: np.ndarray,
+    known: np.ndarray,
+    epsilon: float,
+    among: np.ndarray,
+    query: str = "mean",
+    prior: np.ndarray | None = None,
+) -> Callable[[np.ndarray], np.ndarray]:
+    """`largest_posterior` as a function of the responses alone: its passes over the sorted
+    answers are made once, for every batch of responses of one adversary (a Monte Carlo's chunks).
+
+    Parameters
+    ----------
+    universe, known, epsilon, among, query, prior
+        As in `largest_posterior`.
+
+    Returns
+    -------
+    callable: responses (1-dimensional float array) -> largest posteriors, as `largest_posterior`.
+    """
+    u = _universe(universe)
     mask = np.asarray(among)
     if mask.dtype != bool or mask.shape != u.shape or not mask.any():
         raise PrivlabError(f"among must be a boolean mask of the {u.size} candidates with a True")
@@ -206,13 +237,17 @@ def largest_posterior(
     for j in range(a.size - 2, -1, -1):
         tr[j] = np.logaddexp(log_p[j], tr[j + 1] - step[j])
         br[j] = max(log_chosen[j], br[j + 1] - step[j])
-    at = np.clip(np.searchsorted(a, r, side="right") - 1, 0, a.size - 2)  # r in [a_at, a_(at+1)]
-    left, right = -(r - a[at]) / lam, -(a[at + 1] - r) / lam
-    out = np.exp(np.maximum(left + bl[at], right + br[at + 1]) - np.logaddexp(left + tl[at], right + tr[at + 1]))
-    # beyond an end every weight shares the factor of the distance to it: the posterior is that end's
-    out[r >= a[-1]] = np.exp(bl[-1] - tl[-1])
-    out[r <= a[0]] = np.exp(br[0] - tr[0])
-    return out
+
+    def largest(r: np.ndarray) -> np.ndarray:
+        at = np.clip(np.searchsorted(a, r, side="right") - 1, 0, a.size - 2)  # r in [a_at, a_(at+1)]
+        left, right = -(r - a[at]) / lam, -(a[at + 1] - r) / lam
+        out = np.exp(np.maximum(left + bl[at], right + br[at + 1]) - np.logaddexp(left + tl[at], right + tr[at + 1]))
+        # beyond an end every weight shares the factor of the distance to it: the posterior is that end's
+        out[r >= a[-1]] = np.exp(bl[-1] - tl[-1])
+        out[r <= a[0]] = np.exp(br[0] - tr[0])
+        return out
+
+    return largest
 
 
 def max_posterior(

@@ -29,7 +29,7 @@ from .._validation import (
 )
 from ._checks import MAX_CELLS, MAX_DRAWS, check_cells, check_size
 from ._grid import panel_rho1s
-from .adversary import largest_posterior, max_posterior, query_answers
+from .adversary import largest_posterior_given, max_posterior, query_answers
 from .calibration import Calibration, check_rhos
 
 __all__ = [
@@ -140,12 +140,13 @@ def breach_simulation(
     lam = (answers.max() - answers.min()) / epsilon
     eligible = p <= rho1 + 1e-12  # only values whose prior is at most rho1 can be breached
     exact = float(max_posterior(u, known, epsilon, prior=p)[eligible].max())
+    largest = largest_posterior_given(u, known, epsilon, eligible, prior=p)  # the adversary's, once for all chunks
     seen, breaches, done = 0.0, 0, 0
     while done < n_responses:
         k = min(chunk, n_responses - done)
         idx = rng.choice(u.size, size=k, p=p)
         r = answers[idx] + rng.laplace(0.0, lam, size=k)
-        post = largest_posterior(u, known, r, epsilon, eligible, prior=p)
+        post = largest(r)
         seen = max(seen, float(post.max()))
         breaches += int((post >= rho2 - 1e-9).sum())
         done += k

@@ -180,6 +180,10 @@ def test_largest_posterior_is_the_posteriors_max(size, epsilon, seed, query, far
     for mask in (among, np.ones(size, bool)):
         got = lpb.largest_posterior(universe, known, response, epsilon, mask, query, prior)
         np.testing.assert_allclose(got, full[:, mask].max(axis=1), rtol=1e-9, atol=1e-300)
+        # prepared once for an adversary (the breach simulation's chunks): the same values, batch by batch
+        largest = lpb.largest_posterior_given(universe, known, epsilon, mask, query, prior)
+        cut = int(rng.integers(0, response.size))
+        assert np.array_equal(np.concatenate([largest(response[:cut]), largest(response[cut:])]), got)
 
 
 def test_largest_posterior_refuses_a_mask_that_is_not_one():
