@@ -121,18 +121,15 @@ def _highs(time_limit: float, start_vars: Sequence[Any] = ()):
 
 @functools.cache
 def _highs_class() -> type:
-    """PuLP's HiGHS, silent (HiGHS prints a banner on stdout when a model's callbacks start
-    with output on, before PuLP turns output off) and solving from `_neighbourhood_start`
-    when given start variables. A class made on first use: PuLP and highspy are imported
-    only when an ILP is solved."""
-    # PuLP and HiGHS: the ILP solvers load only when an ILP is solved
-    import highspy
+    """PuLP's HiGHS, silent (`privlab._highs.quiet_highs_class`) and solving from
+    `_neighbourhood_start` when given start variables. A class made on first use: PuLP and
+    highspy are imported only when an ILP is solved."""
+    # PuLP: the ILP solvers load only when an ILP is solved
     import pulp
 
-    class QuietHighs(highspy.Highs):
-        def enableCallbacks(self):  # noqa: N802 (highspy's name): called by Highs() before any output
-            self.setOptionValue("output_flag", False)
-            super().enableCallbacks()
+    from .._highs import quiet_highs_class
+
+    QuietHighs = quiet_highs_class()
 
     class PrivlabHiGHS(pulp.HiGHS):
         def __init__(self, start_vars: list[Any], **opts: Any):

@@ -1,5 +1,5 @@
 """The paper's linear programs for query restriction: the min and max of one record's value
-subject to the released answers and the domain bounds, solved generically with SciPy's HiGHS.
+subject to the released answers and the domain bounds, solved generically with HiGHS.
 
 Used by `QueryRestriction.bounds` (``method="lp"``) and by the artifact checker; it shares
 nothing with the structural method of `QueryRestriction`.
@@ -20,8 +20,8 @@ __all__ = ["lp_bounds"]
 def lp_bounds(A: Any, b: Any, d_min: float, d_max: float, records: Any) -> tuple[np.ndarray, np.ndarray]:
     """Min and max of each ``r_i`` (i in ``records``) subject to ``A r = b``, ``d_min <= r <= d_max``.
 
-    A generic path through SciPy's HiGHS (two LPs per record), sharing nothing with the
-    structural method of :class:`QueryRestriction`.
+    A generic path through HiGHS (`highspy`: two LPs per record, each solved from scratch on
+    the whole system), sharing nothing with the structural method of :class:`QueryRestriction`.
 
     Parameters
     ----------
@@ -32,9 +32,11 @@ def lp_bounds(A: Any, b: Any, d_min: float, d_max: float, records: Any) -> tuple
     records : array_like of int
         The unknowns to bound.
     """
-    # SciPy: slow to import, loaded only for this computation
-    from scipy.optimize import linprog
-    from scipy.sparse import csr_matrix, issparse
+    # SciPy and HiGHS: slow to import, loaded only for this computation
+    import highspy
+    from scipy.sparse import csc_matrix, csr_matrix, issparse
+
+    from .._highs import quiet_highs
 
     lo = check_real("d_min", d_min)
     hi = check_real("d_max", d_max, low=lo)
@@ -52,14 +54,25 @@ def lp_bounds(A: Any, b: Any, d_min: float, d_max: float, records: Any) -> tuple
     records = check_array("records", records, dtype=np.int64, min_size=0)
     if records.size and (records.min() < 0 or records.max() >= n):
         raise PrivlabError(f"records must be indices in [0, {n - 1}]")
+    cols = csc_matrix(A)
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n, k
+    lp.col_lower_, lp.col_upper_ = np.full(n, lo), np.full(n, hi)
+    lp.row_lower_ = lp.row_upper_ = b
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = cols.indptr, cols.indices, cols.data
     L = np.empty(records.size)
     U = np.empty(records.size)
     for out, i in enumerate(records):
         c = np.zeros(n)
         for sense, dest in ((1.0, L), (-1.0, U)):
             c[i] = sense
-            res = linprog(c, A_eq=A, b_eq=b, bounds=(lo, hi), method="highs")
-            if res.status != 0:
-                raise RuntimeError(f"LP for record {i} failed: {res.message}")
-            dest[out] = sense * res.fun
+            lp.col_cost_ = c
+            h = quiet_highs(threads=1)  # a fresh solver per LP: nothing carried from the last one
+            h.passModel(lp)
+            h.run()
+            status = h.getModelStatus()
+            if status != highspy.HighsModelStatus.kOptimal:
+                raise RuntimeError(f"LP for record {i} failed: {h.modelStatusToString(status)}")
+            dest[out] = sense * h.getInfo().objective_function_value
     return L, U

@@ -92,7 +92,7 @@ class QueryRestriction:
         """Lower and upper bounds ``(L, U)`` of the given records' values (all records by default).
 
         ``method="structural"`` is exact and O(n); ``method="lp"`` solves two linear programs
-        per record with SciPy's HiGHS (:func:`lp_bounds`).
+        per record with HiGHS (:func:`lp_bounds`).
         """
         check_choice("method", method, ("structural", "lp"))
         recs = np.arange(self.n) if records is None else check_array("records", records, dtype=np.int64, min_size=0)
