@@ -67,13 +67,23 @@ def _pair_list(n: int, s1: int, s2: int) -> tuple[int, int, int, int, int] | Non
 
 def fill_limit(o: np.ndarray, c: np.ndarray, size: int) -> int:
     """b^*(S): the largest b with sum_i min(o_i, b c_i) >= b S (FC for size S holds iff b <= b^*)."""
-    lo, hi = 0, int(o.sum()) // size
-    while lo < hi:  # g(b) >= 0 exactly on [0, b^*]: binary search for b^*
+    return int(fill_limits(o, np.asarray(c)[:, None], np.array([size]))[0])
+
+
+def fill_limits(o: np.ndarray, c_all: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """`fill_limit` of every size at once: ``c_all[:, j]`` the caps of ``sizes[j]``. g(b) =
+    sum_i min(o_i, b c_i) - b S is >= 0 exactly on [0, b^*]: a binary search per size, its steps
+    taken for all sizes together (one array operation per step)."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    lo = np.zeros(sizes.size, dtype=np.int64)
+    hi = int(o.sum()) // sizes
+    live = lo < hi
+    while live.any():
         mid = (lo + hi + 1) // 2
-        if np.minimum(o, mid * c).sum() >= mid * size:
-            lo = mid
-        else:
-            hi = mid - 1
+        ok = np.minimum(o[:, None], mid * c_all).sum(axis=0) >= mid * sizes
+        lo = np.where(live & ok, mid, lo)
+        hi = np.where(live & ~ok, mid - 1, hi)
+        live = lo < hi
     return lo
 
 
@@ -143,12 +153,12 @@ def two_size_core(
     sizes = np.arange(smin, max_size + 1)
     c_all = caps(F, sizes)  # c[:, S - smin] = floor(F_i S)
     best, best_loss, evaluated = None, None, 0
-    limits: dict[int, int] = {}
+    # b*(S) of every size (Full-pruning's FC bounds; a lone size's check)
+    b_star = fill_limits(o, c_all, sizes) if pruning == "full" or smin == max_size else None
 
     def limit(size):
-        if size not in limits:
-            limits[size] = fill_limit(o, c_all[:, size - smin], size)
-        return limits[size]
+        assert b_star is not None
+        return int(b_star[size - smin])
 
     if smin == max_size:  # a single admissible size
         if n % smin == 0 and n // smin <= limit(smin):

@@ -25,6 +25,7 @@ from privlab.bucketization import (
     record_partition,
     two_size,
 )
+from privlab.bucketization.settings import caps
 from privlab.bucketization.validity import max_flow_allocation, upper_bounds
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -274,3 +275,20 @@ def test_first_valid_scan_matches_pair_by_pair(counts, caps_, s1, ds, scale, chu
     finally:
         ts._CHUNK_ELEMENTS, ts._FIRST_WIDTH = old
     assert got == want
+
+
+@FAST
+@given(instances(max_m=6, max_n=80), st.integers(1, 12))
+def test_fill_limit_is_the_largest_fillable_b(inst, M):
+    """b*(S), for every size at once and for one: the largest b with sum_i min(o_i, b c_i) >= b S,
+    found by trying every b."""
+    ts = importlib.import_module("privlab.bucketization.two_size")
+    o, F = inst
+    sizes = np.arange(1, M + 1)
+    c_all = caps(F, sizes)
+    n = int(o.sum())
+    want = [
+        max(b for b in range(n // S + 1) if np.minimum(o, b * c_all[:, j]).sum() >= b * S) for j, S in enumerate(sizes)
+    ]
+    assert ts.fill_limits(o, c_all, sizes).tolist() == want
+    assert [ts.fill_limit(o, c_all[:, j], int(S)) for j, S in enumerate(sizes)] == want
