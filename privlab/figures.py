@@ -1563,5 +1563,7 @@ def _audit_layout(fig: Any) -> list[str]:
             out.append(f"axes {i + 1}: bars on a log axis")
         for which, (lo, hi) in (("x", ax.get_xlim()), ("y", ax.get_ylim())):
             if 0 < abs(hi - lo) <= 1e-9 * abs((lo + hi) / 2):
-                out.append(f"axes {i + 1}: its {which} axis spans only {lo:.17g} to {hi:.17g}: its points lie on the frame")
+                out.append(
+                    f"axes {i + 1}: its {which} axis spans only {lo:.17g} to {hi:.17g}: its points lie on the frame"
+                )
     return out

@@ -312,7 +312,9 @@ def test_one_x_value_gets_a_view_and_a_collapsed_view_is_caught():
     x = 10.0
     df = pd.DataFrame({"x": [x], "y": [2e-5], "exact": [3e-5], "se": [0.5e-5], "series": "a"})
     simulated = Layer("y", interval=Interval("se", se="se", clip=(0.0, 1.0)))
-    p = Panel(df, "x", Axis("x value", scale="log"), Axis("y value", scale="log"), (simulated, Layer("exact", name="exact")))
+    p = Panel(
+        df, "x", Axis("x value", scale="log"), Axis("y value", scale="log"), (simulated, Layer("exact", name="exact"))
+    )
     spec = FigureSpec("one x", (p,), style_map(["a"]))
     fig = render(spec)
     try:
