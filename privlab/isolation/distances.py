@@ -29,14 +29,30 @@ bound: the rows are split once into the leaves of a k-d partition (`KdLeaves`), 
 in blocks of neighbours, the leaves around a block bound each query, and a pass visits only
 the leaves whose bounding box lies within the query's bound (in 6-12 dimensions a small part
 of them; in higher dimension every leaf, in chunks); for a T-th neighbour it gathers the
-columns under the bound, and only those near the T-th value are recomputed.
+columns under the bound, and only those near the T-th value are recomputed. Above the
+tree's dimensions the ball tests that two chunks of the scan leave undecided, and whose
+count so far foretells fewer than ``LEAVES_DENSE (T + 1)`` rows (a full count ahead), are
+finished the same way (`DistanceIndex._ball_leaves`): each visits only the leaves whose box
+reaches its ball (no row of another leaf can be in either count); the denser balls go on with
+the scan, which they leave early. A ball of one known radius still in the band is settled by
+the formula on the rows of the leaves it visited (on every row after a full scan).
+
+Every pruning decision is safe by the same argument: a box's squared distance, less its
+``BOX_REL`` slack, is at most the formula's value at any row of the leaf, so a leaf is
+skipped only when every one of its rows lies beyond the bound the pass needs.
 
 Measured at n = 100,000, T = 100, c = 4 (one core, CPU time): the isolation test of the
 natural adversaries' outputs takes 0.6-4 us per output at d >= 6 and 20-40 us at d = 2..4
 (where 1-15 % of outputs isolate and need a full count), against about 900 us per output for
 the former block-by-block brute force over all n columns; a nearest neighbour 40-140 us
 (d = 8..20; a full pass took 100-150 us); a T-radius about 100 us per row at d = 6 and
-300-450 us at d >= 14 (the full pass took 400-450 us at every d).
+300-450 us at d >= 14 (the full pass took 400-450 us at every d). The ball tests of
+``isolation_vs_c_T`` (d = 6, every adversary, c = 1..8, T = 1 and 10, 250,000 balls, many
+of them isolating) take about 17 us per ball with the leaves finishing the sparse ones,
+against about 100 us with the scan alone (complete counts over every column, CPU time
+largely spent in the kernel on fresh arrays). At d >= 14 a T-radius is bound by the float32 products over
+every column (about 85 us per row of the 180 us): a tighter bound U would only shorten the
+gathered lists, already ~3 T long at the median.
 """
 
 from __future__ import annotations
@@ -65,10 +81,14 @@ BLOCK_ELEMENTS = 1 << 19  # entries of one product block (2 MB of float32)
 LONG, SHORT = 2048, 256  # rows and first columns of a product block
 MAX_WIDTH = 65535  # columns per block at most: per-row counts are summed in uint16
 TREE_AFTER = 4096  # columns a ball test scans before a k-d tree finishes it (low d)
+LEAVES_AFTER = SHORT + 1  # two chunks of a ball test's scan before the k-d leaves finish it (higher d)
+LEAVES_DENSE = 4  # ... the balls whose count so far foretells fewer than 4 need rows (others leave early)
+LEAVES_WORTH = 32  # ball tests build the k-d leaves for n / 32 unfinished balls or more
 REL = 1e-12  # relative slack on squared radii (rounding of R^2, of sqrt)
 TREE_REL = 1e-9  # relative slack on k-d tree radii (its own arithmetic)
 TINY = 1e-300  # a radius 0 ball still holds the duplicates of its centre
 LEAF = 256  # rows per leaf (at most) of the k-d partition that prunes full passes
+TILE_ROWS, TILE_COLS = LONG, SHORT  # points and columns of a product where a pass visits every column
 BLOCK = 8192  # queries per pruned pass (its sub-blocks of LONG bound themselves from their leaves)
 SPAN = 8192  # a sub-block whose leaves span more rows than this bounds itself from a sample
 PRUNE_KEEP = 0.75  # a block needing more than this fraction of (query, leaf) pairs scans every leaf
@@ -328,18 +348,22 @@ class DistanceIndex:
 
     def _visits(self, need: np.ndarray | None, m: int) -> list[tuple[int, int, np.ndarray]]:
         """The column ranges (leaf order) a pass over ``m`` points visits, each with the points
-        that need it: every leaf some point needs, or (``need`` None) every column, in chunks
-        of LONG points by SHORT columns (products that stay in cache)."""
+        that need it: every leaf some point needs, or (``need`` None) every column, in tiles
+        of ``TILE_ROWS`` points by ``TILE_COLS`` columns (products that stay in cache)."""
         if need is None:
             return [
-                (a, min(self.n, a + SHORT), np.arange(s, min(m, s + LONG)))
-                for s in range(0, m, LONG)
-                for a in range(0, self.n, SHORT)
+                (a, min(self.n, a + TILE_COLS), np.arange(s, min(m, s + TILE_ROWS)))
+                for s in range(0, m, TILE_ROWS)
+                for a in range(0, self.n, TILE_COLS)
             ]
-        lv, out = self.leaves, []
-        for leaf in np.flatnonzero(need.any(axis=0)):
-            out.append((int(lv.starts[leaf]), int(lv.starts[leaf + 1]), np.flatnonzero(need[:, leaf])))
-        return out
+        starts = self.leaves.starts
+        leaf, point = np.nonzero(need.T)  # leaf by leaf, the points in order
+        cuts = np.flatnonzero(np.diff(leaf)) + 1
+        return [
+            (int(starts[leaf[i]]), int(starts[leaf[i] + 1]), pts)
+            for i, pts in zip(np.concatenate([[0], cuts]), np.split(point, cuts))
+            if pts.size
+        ]
 
     # --- ball counts --------------------------------------------------------------------
     def ball_status(
@@ -351,12 +375,19 @@ class DistanceIndex:
         ``columns``: look at the first ``columns`` scan columns only (a cheap first look that
         decides the large balls; the other rows stay undecided).
 
+        The first chunk of the scan decides most balls; above ``TREE_BALL_MAX_D`` the leaves
+        finish, after two chunks, the balls foretold to hold few rows (`_ball_leaves`: only the
+        leaves whose box reaches the ball); the others, and those whose boxes rule out too few
+        leaves (high dimension), go on with the scan over every column.
+
         Returns
         -------
         int8 array (m,)
             +1: at least ``need`` rows lie within ``R_low`` (so within R); -1: fewer than
             ``need`` lie within ``R_high``; 0: undecided at this precision (the caller
-            recomputes those rows exactly).
+            recomputes those rows exactly). Above ``TREE_BALL_MAX_D`` (``columns`` None) a ball
+            of one known radius (``R_low[i] == R_high[i]``) is never left undecided: the formula
+            itself, ``sqrt(exact_sq) <= R`` (the isolation test's comparison), settles its band.
         """
         m = Q.shape[0]
         status = np.zeros(m, dtype=np.int8)
@@ -369,17 +400,65 @@ class DistanceIndex:
         A, qsq, err = self._prepare(Q)
         lo_thr = _f32_down(R_low * R_low * (1 - REL) - err - qsq, self.dtype)
         hi_thr = _f32_up(R_high * R_high * (1 + REL) + err - qsq, self.dtype)
-        tail: list[np.ndarray] = []
-        for start in range(0, m, LONG):
-            rows = np.arange(start, min(m, start + LONG))
-            lo = np.zeros(rows.size, dtype=np.int64)
-            hi = np.zeros(rows.size, dtype=np.int64)
-            act = np.arange(rows.size)  # rows of the block still undecided
-            pos, width = 0, SHORT
-            stop = self.n if columns is None else min(self.n, columns)
-            while act.size and pos < stop and not (self.tree_ball and pos >= TREE_AFTER):
+        stop = self.n if columns is None else min(self.n, columns)
+        by_leaves = columns is None and not self.tree_ball
+        cut = TREE_AFTER if self.tree_ball else self.n
+        hand = LEAVES_AFTER if by_leaves else self.n
+        status, rest = self._ball_scan(A, lo_thr, hi_thr, np.arange(m), need, stop, cut, columns is None, hand)
+        if columns is not None:
+            return status
+        if self.tree_ball:  # the tree's counts at radii just inside and just outside bracket the exact count
+            lo = self.tree.query_ball_point(Q[rest], np.maximum(R_low[rest] * (1 - TREE_REL), 0.0), return_length=True)
+            status[rest] = np.where(lo >= need, 1, 0)
+            rest = rest[lo < need]
+            hi = self.tree.query_ball_point(Q[rest], R_high[rest] * (1 + TREE_REL) + TINY, return_length=True)
+            status[rest] = np.where(hi < need, -1, 0)
+            return status
+        left = rest
+        if self._leaves is not None or rest.size * LEAVES_WORTH >= self.n:  # (building them costs ~n/32 scans)
+            U = R_high * R_high * (1 + REL)  # no row beyond it counts in the upper count
+            status[rest], left = self._ball_leaves(Q, A, lo_thr, hi_thr, U, R_low, R_high, need, rest)
+        if left.size:  # the boxes ruled out too few leaves, or too few balls to build them: every column
+            status[left] = self._ball_scan(A, lo_thr, hi_thr, left, need, self.n, self.n, True)[0]
+        for i in np.flatnonzero((status == 0) & (R_low == R_high)):  # one radius: the formula settles the band
+            status[i] = 1 if np.count_nonzero(np.sqrt(exact_sq(Q[i], self.db)) <= R_high[i]) >= need else -1
+        return status
+
+    def _ball_scan(
+        self,
+        A: np.ndarray,
+        lo_thr: np.ndarray,
+        hi_thr: np.ndarray,
+        rows: np.ndarray,
+        need: int,
+        stop: int,
+        cut: int,
+        complete: bool,
+        hand: int | None = None,
+        dense: float = LEAVES_DENSE,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Ball counts of the queries ``rows`` over the scan columns ``[0, stop)``, in chunks of
+        growing width, a query leaving as soon as ``need`` rows are certainly inside; no chunk
+        starts at or after ``cut``. Where every column was seen and ``complete``, the upper
+        count decides the rest. Once ``hand`` columns are seen, the queries whose lower count
+        so far foretells fewer than ``dense * need`` rows in all (a full count ahead)
+        leave the scan undecided, for the leaves; the others go on (they leave it early).
+
+        Returns
+        -------
+        (status of ``rows`` (int8), the rows still undecided whose scan stopped before n)
+        """
+        status = np.zeros(rows.size, dtype=np.int8)
+        rest = []
+        for start in range(0, rows.size, LONG):
+            blk = rows[start : start + LONG]
+            lo = np.zeros(blk.size, dtype=np.int64)
+            hi = np.zeros(blk.size, dtype=np.int64)
+            act = np.arange(blk.size)  # rows of the block still undecided
+            pos, width, handed = 0, SHORT, hand is None
+            while act.size and pos < stop and pos < cut:
                 w = min(stop - pos, MAX_WIDTH, max(width, BLOCK_ELEMENTS // act.size))
-                r = rows[act]
+                r = blk[act]
                 G = self._product(A[r], pos, pos + w)
                 lo[act] += _count_le(G, lo_thr[r])
                 alive = lo[act] < need
@@ -389,20 +468,73 @@ class DistanceIndex:
                 act = act[alive]
                 pos += w
                 width *= 4
-            status[rows] = np.where(lo >= need, 1, 0)
-            if act.size and columns is None:
+                if not handed and hand is not None and hand <= pos < self.n:
+                    sparse = lo[act] * self.n < dense * need * pos
+                    rest.append(blk[act[sparse]])
+                    act, handed = act[~sparse], True
+            status[start : start + blk.size] = np.where(lo >= need, 1, 0)
+            if act.size and complete:
                 if pos >= self.n:  # every column scanned: the counts are complete
-                    status[rows[act]] = np.where(hi[act] < need, -1, 0)
+                    status[start + act] = np.where(hi[act] < need, -1, 0)
                 else:
-                    tail.append(rows[act])
-        if tail:  # the tree's counts at radii just inside and just outside bracket the exact count
-            rows = np.concatenate(tail)
-            lo = self.tree.query_ball_point(Q[rows], np.maximum(R_low[rows] * (1 - TREE_REL), 0.0), return_length=True)
-            status[rows] = np.where(lo >= need, 1, 0)
-            rows = rows[lo < need]
-            hi = self.tree.query_ball_point(Q[rows], R_high[rows] * (1 + TREE_REL) + TINY, return_length=True)
-            status[rows] = np.where(hi < need, -1, 0)
-        return status
+                    rest.append(blk[act])
+        return status, np.concatenate(rest) if rest else np.zeros(0, dtype=np.int64)
+
+    def _ball_leaves(
+        self,
+        Q: np.ndarray,
+        A: np.ndarray,
+        lo_thr: np.ndarray,
+        hi_thr: np.ndarray,
+        U: np.ndarray,
+        R_low: np.ndarray,
+        R_high: np.ndarray,
+        need: int,
+        rows: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Complete ball counts of the queries ``rows``, leaf by leaf.
+
+        The queries go in blocks of neighbours (by leaf); each visits only the leaves whose box
+        may hold a row of formula squared distance ``<= U = R_high^2 (1 + REL)`` (`_need`): a
+        row of any other leaf lies beyond ``R_high`` (its formula value exceeds U), so it is in
+        neither count, and the counts over the visited leaves are the complete counts of the
+        scan. A ball still undecided with ``R_low == R_high`` (one known radius R) is settled
+        by the formula itself on the rows of its visited leaves: ``sqrt(exact_sq) <= R``, the
+        isolation test's own comparison.
+
+        Returns
+        -------
+        (status of ``rows`` (int8), the rows of blocks where the boxes rule out too few leaves)
+        """
+        lv = self.leaves
+        leaf = lv.leaf_of(Q[rows])
+        sort = np.argsort(leaf, kind="stable")
+        status = np.zeros(rows.size, dtype=np.int8)
+        left = []
+        buf = np.empty(BLOCK * LEAF, dtype=self.dtype)
+        for start in range(0, sort.size, BLOCK):
+            at = sort[start : start + BLOCK]
+            idx = rows[at]
+            Qb = Q[idx]
+            needs = self._need(Qb, U[idx])
+            if needs is None:
+                left.append(idx)
+                continue
+            Ab, lt, ht = A[idx], lo_thr[idx], hi_thr[idx]
+            lo = np.zeros(idx.size, dtype=np.int64)
+            hi = np.zeros(idx.size, dtype=np.int64)
+            for a, b, rr in self._visits(needs, idx.size):
+                sel = slice(rr[0], rr[-1] + 1) if rr[-1] - rr[0] + 1 == rr.size else rr  # a view where it can
+                G = np.matmul(Ab[sel], self.leaf_B[a:b].T, out=buf[: rr.size * (b - a)].reshape(rr.size, b - a))
+                lo[sel] += _count_le(G, lt[sel])
+                hi[sel] += _count_le(G, ht[sel])
+            st = np.where(lo >= need, 1, np.where(hi < need, -1, 0)).astype(np.int8)
+            for j in np.flatnonzero((st == 0) & (R_low[idx] == R_high[idx])):
+                cols = np.concatenate([np.arange(lv.starts[k], lv.starts[k + 1]) for k in np.flatnonzero(needs[j])])
+                inside = np.count_nonzero(np.sqrt(exact_sq(Qb[j], self.leaf_rows[cols])) <= R_high[idx[j]])
+                st[j] = 1 if inside >= need else -1
+            status[at] = st
+        return status, np.concatenate(left) if left else np.zeros(0, dtype=np.int64)
 
     def target_status(self, Q: np.ndarray, targets: np.ndarray, delta: np.ndarray, c: float, T: int) -> np.ndarray:
         """Decide isolation from the target's own neighbourhood, where that suffices.
@@ -569,6 +701,8 @@ class DistanceIndex:
         out = np.empty(rows.size)
         redo: list[np.ndarray] = []
         prune = True
+        buf = np.empty(max(BLOCK * LEAF, TILE_ROWS * TILE_COLS), dtype=self.dtype)  # products, in place
+        hit = np.empty(buf.size, dtype=bool)
         for start in range(0, sort.size, BLOCK):
             idx = sort[start : start + BLOCK]
             P = P_all[idx]
@@ -596,17 +730,12 @@ class DistanceIndex:
                 for sub, l0, l1, got in seen:
                     need[sub, l0:l1] = False
                     parts.append(got)
-            buf, hit = np.empty((LONG, SHORT), dtype=self.dtype), np.empty((LONG, SHORT), dtype=bool)
             for a, b, rr in self._visits(need, idx.size):
-                if rr[-1] - rr[0] + 1 == rr.size:  # consecutive points: views, not copies
-                    sel = slice(rr[0], rr[-1] + 1)
-                    G = np.matmul(A[sel], self.leaf_B[a:b].T, out=buf[: rr.size, : b - a])
-                    f = np.flatnonzero(np.less_equal(G, thr[sel, None], out=hit[: rr.size, : b - a]))
-                    parts.append((f // (b - a) + rr[0], f % (b - a) + a, G.ravel()[f]))
-                else:
-                    G = A[rr] @ self.leaf_B[a:b].T
-                    f = np.flatnonzero(G <= thr[rr, None])
-                    parts.append((rr[f // (b - a)], f % (b - a) + a, G.ravel()[f]))
+                w = b - a
+                sel = slice(rr[0], rr[-1] + 1) if rr[-1] - rr[0] + 1 == rr.size else rr  # a view where it can
+                G = np.matmul(A[sel], self.leaf_B[a:b].T, out=buf[: rr.size * w].reshape(rr.size, w))
+                f = np.flatnonzero(np.less_equal(G, thr[sel, None], out=hit[: rr.size * w].reshape(rr.size, w)))
+                parts.append((rr[f // w], f % w + a, G.ravel()[f]))
             r = np.concatenate([p[0] for p in parts])
             by_row = np.argsort(r, kind="stable")
             r, c = r[by_row], np.concatenate([p[1] for p in parts])[by_row]
