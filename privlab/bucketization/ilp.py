@@ -55,6 +55,7 @@ from numpy.typing import ArrayLike
 
 from privlab._validation import check_choice, check_real
 
+from .._highs import quiet_highs_class
 from .settings import BucketSetting, caps, check_max_size, prepare, smallest_size
 from .two_size import fill_limit
 from .validity import is_valid
@@ -126,8 +127,6 @@ def _highs_class() -> type:
     highspy are imported only when an ILP is solved."""
     # PuLP: the ILP solvers load only when an ILP is solved
     import pulp
-
-    from .._highs import quiet_highs_class
 
     QuietHighs = quiet_highs_class()
 

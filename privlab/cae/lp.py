@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .._highs import quiet_highs
 from .._validation import PrivlabError, check_array, check_real
 from ._checks import check_memory
 
@@ -35,8 +36,6 @@ def lp_bounds(A: Any, b: Any, d_min: float, d_max: float, records: Any) -> tuple
     # SciPy and HiGHS: slow to import, loaded only for this computation
     import highspy
     from scipy.sparse import csc_matrix, csr_matrix, issparse
-
-    from .._highs import quiet_highs
 
     lo = check_real("d_min", d_min)
     hi = check_real("d_max", d_max, low=lo)
