@@ -23,6 +23,7 @@ import textwrap
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -32,7 +33,30 @@ from .check import reference_path
 from .errors import fail
 from .runner import error_line
 
-__all__ = ["conformance", "check_experiment", "run_cli", "reference_table", "paper_root", "write_project"]
+__all__ = [
+    "conformance",
+    "check_experiment",
+    "run_cli",
+    "reference_table",
+    "paper_root",
+    "write_project",
+    "sample_points",
+]
+
+
+def sample_points(rng: Any, n: int, d: int, kind: str = "uniform") -> Any:
+    """``n`` points of ``[-1, 1]^d`` that stress exact distance code: ``"uniform"``; ``"grid"``
+    (integer coordinates -2..2: many ties at every distance, duplicate rows); ``"clustered"`` (five
+    tight clusters); ``"duplicates"`` (about n / 20 distinct rows, each repeated)."""
+    if kind == "grid":
+        return rng.integers(-2, 3, (n, d)).astype(float)
+    if kind == "clustered":
+        centres = rng.uniform(-1, 1, (5, d))
+        return centres[rng.integers(5, size=n)] + 0.05 * rng.standard_normal((n, d))
+    if kind == "duplicates":
+        distinct = max(1, n // 20)
+        return rng.uniform(-1, 1, (distinct, d))[rng.integers(distinct, size=n)]
+    return rng.uniform(-1, 1, (n, d))
 
 
 def run_cli(

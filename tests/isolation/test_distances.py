@@ -8,15 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privlab.isolation import distances as dist
+from privlab.testing import sample_points
 
-
-def _db(rng, n, d, kind):
-    if kind == "grid":  # many ties at every distance, and duplicate rows
-        return rng.integers(-2, 3, (n, d)).astype(float)
-    if kind == "clustered":
-        centres = rng.uniform(-1, 1, (5, d))
-        return centres[rng.integers(5, size=n)] + 0.05 * rng.standard_normal((n, d))
-    return rng.uniform(-1, 1, (n, d))
+_db = sample_points  # uniform, grid (ties, duplicates), clustered, duplicates
 
 
 @settings(max_examples=6, deadline=None)

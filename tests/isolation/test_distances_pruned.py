@@ -9,17 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privlab.isolation import distances as dist
+from privlab.testing import sample_points
 
-
-def _db(rng, n, d, kind):
-    if kind == "grid":  # many ties at every distance, and duplicate rows
-        return rng.integers(-2, 3, (n, d)).astype(float)
-    if kind == "clustered":
-        centres = rng.uniform(-1, 1, (5, d))
-        return centres[rng.integers(5, size=n)] + 0.05 * rng.standard_normal((n, d))
-    if kind == "duplicates":
-        return rng.uniform(-1, 1, (max(1, n // 20), d))[rng.integers(max(1, n // 20), size=n)]
-    return rng.uniform(-1, 1, (n, d))
+_db = sample_points  # uniform, grid (ties, duplicates), clustered, duplicates
 
 
 def _counts(db, Q, R):
