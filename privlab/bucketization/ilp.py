@@ -15,7 +15,7 @@ its optimum:
   k of m_k values (x_kS their records together): a feasible class split is the values'
   split divided by m_k, so the classes' model has the same feasible b. Interchangeable
   values are symmetric solutions the solver would otherwise branch over;
-- b_S <= b*_S, the largest b with sum_i min(o_i, b floor(F_i S)) >= b S (`fill_limit`):
+- b_S <= b*_S, the largest b with sum_i min(o_i, b floor(F_i S)) >= b S (`fill_limits`):
   beyond it no b buckets of size S can be filled within the per-value caps. Sizes with
   b*_S = 0 leave the model.
 
@@ -57,7 +57,7 @@ from privlab._validation import check_choice, check_real
 
 from .._highs import quiet_highs_class
 from .settings import BucketSetting, caps, check_max_size, prepare, smallest_size
-from .two_size import fill_limit
+from .two_size import fill_limits
 from .validity import is_valid
 
 #: the longest time limit accepted (seconds): a day
@@ -290,7 +290,7 @@ def _model(o: np.ndarray, F: np.ndarray, max_size: int, two_sizes: bool) -> _Mod
     smin = smallest_size(F, o)
     all_sizes = range(smin, min(max_size, n) + 1)  # no bucket holds more than the n records
     c_all = caps(F, list(all_sizes))
-    limits = [fill_limit(o, c_all[:, j], S) for j, S in enumerate(all_sizes)]
+    limits = fill_limits(o, c_all, np.asarray(all_sizes)).tolist()  # b*_S of every size, in one search
     keep = [j for j, lim in enumerate(limits) if lim > 0]
     if not keep:
         return None
