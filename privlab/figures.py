@@ -492,6 +492,11 @@ def _apply_limits(ax: Any, panel: Panel) -> None:
             set_(lo if axis.limits[0] is None else axis.limits[0], hi if axis.limits[1] is None else axis.limits[1])
 
 
+def _collapsed(lo: float, hi: float) -> bool:
+    """A view no wider than rounding around a nonzero value (its points lie on the frame)."""
+    return 0 < abs(hi - lo) <= 1e-9 * abs((lo + hi) / 2)
+
+
 def _widen_single_value(ax: Any) -> None:
     """An axis whose data hold one value, up to rounding (log-axis positions computed in two ways
     differ by an ulp), autoscales to a view a few ulps wide that draws its points on the frame:
@@ -499,7 +504,7 @@ def _widen_single_value(ax: Any) -> None:
     for target, get, set_ in ((ax.xaxis, ax.get_xlim, ax.set_xlim), (ax.yaxis, ax.get_ylim, ax.set_ylim)):
         lo, hi = get()
         mid = (lo + hi) / 2
-        if np.isfinite(mid) and mid != 0 and 0 < abs(hi - lo) <= 1e-9 * abs(mid):
+        if np.isfinite(mid) and _collapsed(lo, hi):
             log = target.get_scale() == "log" and mid > 0
             set_(*((mid / 10, mid * 10) if log else target.get_major_locator().nonsingular(mid, mid)))
 
@@ -1562,7 +1567,7 @@ def _audit_layout(fig: Any) -> list[str]:
         if ax.get_yscale() == "log" and any(isinstance(c, BarContainer) for c in ax.containers):
             out.append(f"axes {i + 1}: bars on a log axis")
         for which, (lo, hi) in (("x", ax.get_xlim()), ("y", ax.get_ylim())):
-            if 0 < abs(hi - lo) <= 1e-9 * abs((lo + hi) / 2):
+            if _collapsed(lo, hi):
                 out.append(
                     f"axes {i + 1}: its {which} axis spans only {lo:.17g} to {hi:.17g}: its points lie on the frame"
                 )
