@@ -15,7 +15,7 @@ from privlab.context import _HOST, Checkpoint, RunContext
 
 
 def _slow_square(x: int) -> int:
-    time.sleep(0.3 if x == 0 else 0.0)
+    time.sleep(1.0 if x == 0 else 0.0)  # longer than a loaded machine takes to start the second worker
     return x * x
 
 
