@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import re
 import textwrap
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -502,7 +503,9 @@ def _widen_single_value(ax: Any) -> None:
     differ by an ulp), autoscales to a view a few ulps wide that draws its points on the frame:
     give it a decade each side on a log axis, or the view matplotlib gives one exact value."""
     for target, get, set_ in ((ax.xaxis, ax.get_xlim, ax.set_xlim), (ax.yaxis, ax.get_ylim, ax.set_ylim)):
-        lo, hi = get()
+        with warnings.catch_warnings():  # one exact value: matplotlib widens it itself, and says so
+            warnings.filterwarnings("ignore", message="Attempting to set identical", category=UserWarning)
+            lo, hi = get()
         mid = (lo + hi) / 2
         if np.isfinite(mid) and _collapsed(lo, hi):
             log = target.get_scale() == "log" and mid > 0

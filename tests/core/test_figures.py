@@ -11,6 +11,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import warnings
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -316,7 +318,10 @@ def test_one_x_value_gets_a_view_and_a_collapsed_view_is_caught():
         df, "x", Axis("x value", scale="log"), Axis("y value", scale="log"), (simulated, Layer("exact", name="exact"))
     )
     spec = FigureSpec("one x", (p,), style_map(["a"]))
-    fig = render(spec)
+    with warnings.catch_warnings(record=True) as caught:  # widened by render, not by matplotlib's warning
+        warnings.simplefilter("always")
+        fig = render(spec)
+    assert [str(w.message) for w in caught] == []
     try:
         lo, hi = fig.axes[0].get_xlim()
         assert lo == pytest.approx(1.0) and hi == pytest.approx(100.0)
