@@ -20,6 +20,7 @@ even at 10^10 trials.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -47,8 +48,10 @@ def threshold(prob: float) -> np.uint64:
 def split_words(words: np.ndarray, s: int) -> tuple[np.ndarray, np.ndarray]:
     """(coin, uniform value) from 64-bit words: low 32 bits, and (high 32 bits * s) >> 32."""
     coin = words & _MASK32
-    value = (((words >> _SHIFT32) * np.uint64(s)) >> _SHIFT32).astype(CODE_DTYPE)
-    return coin, value
+    high = words >> _SHIFT32
+    high *= np.uint64(s)  # < 2**63: in place, no temporaries
+    high >>= _SHIFT32
+    return coin, high.astype(CODE_DTYPE)
 
 
 def random_words(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -96,11 +99,15 @@ def _perturb_between(
 ) -> np.ndarray:
     """Draw the new copy from its conditional law given its two chain neighbours."""
     u_eq, v_eq, u_ne, v_ne = uv(p, p_l, p_r, s)
-    coin, value = split_words(words, s)
+    coin, out = split_words(words, s)  # out: the uniform values, overwritten where a neighbour is kept
     eq = y_l == y_r
-    t_u = np.where(eq, threshold(u_eq), threshold(u_ne))
-    t_uv = np.where(eq, threshold(u_eq + v_eq), threshold(u_ne + v_ne))
-    return np.where(coin < t_u, y_l, np.where(coin < t_uv, y_r, value))
+    # keep y_l below threshold(u), y_r below threshold(u + v) (u, v >= 0: the first lies below the second),
+    # else the uniform value; where y_l = y_r both keeps are one value, decided by threshold(u + v) alone
+    np.copyto(out, y_r, where=np.where(eq, coin < threshold(u_eq + v_eq), coin < threshold(u_ne + v_ne)))
+    keep_l = coin < threshold(u_ne)
+    keep_l &= ~eq  # where y_l = y_r the rule is threshold(u + v) alone (u_ne <= u_eq + v_eq as computed, but not shown)
+    np.copyto(out, y_l, where=keep_l)
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -205,6 +212,10 @@ class MultiLevelPerturber:
         self._hp = np.ones(self.n if history else 0)
         self._hy = codes.copy() if history else codes[:0].copy()
         self._starts = np.arange(self.n + 1 if history else 0, dtype=np.int64)
+        # working memory reused from release to release (fresh arrays of this size cost page faults):
+        # the buffers the next insertion writes the history into, and the running count's
+        self._spare: tuple[np.ndarray, np.ndarray] | None = None
+        self._running = np.empty(0, dtype=np.int32)
 
     # -- bookkeeping ----------------------------------------------------------------
     @property
@@ -247,11 +258,15 @@ class MultiLevelPerturber:
         1.0 >= q: the index is the tuple's start plus its count of such entries, minus one.
         """
         # a running count read at the list ends: one pass, several times faster than reduceat over short lists
-        running = np.empty(self._hp.size + 1, dtype=np.int32 if self._hp.size < 2**31 else np.int64)
+        size = self._hp.size + 1
+        dtype = np.int32 if size <= 2**31 else np.int64
+        if self._running.size < size or self._running.dtype != dtype:
+            self._running = np.empty(_capacity(size), dtype=dtype)
+        running = self._running[:size]
         running[0] = 0
         np.cumsum(self._hp >= q, out=running[1:])
-        starts = self._starts
-        return starts[:-1] + (running[starts[1:]] - running[starts[:-1]]) - 1
+        at_ends = running[self._starts]
+        return self._starts[:-1] + np.diff(at_ends) - 1
 
     def version(self, p: float) -> np.ndarray:
         """The copy released earlier at retention ``p`` (reconstructed from the history)."""
@@ -296,16 +311,18 @@ class MultiLevelPerturber:
             # one scan finds both neighbours: y_r's entry, if any, is the next after y_l's (no released p
             # lies between p_r and p_l), and the new entries go right after y_l's
             last_l = self._last_at_or_above(p_l)
+            nxt = last_l + 1
             y_l = self._hy[last_l]
             words = random_words(self._rng, self.n)
             if p_r is None:
                 y_r = None
                 y = _perturb_from(y_l, p / p_l, self.s, words)
             else:
-                after = np.minimum(last_l + 1, self._hp.size - 1)
-                y_r = self._hy[last_l + ((last_l + 1 < self._starts[1:]) & (self._hp[after] == p_r))]
+                # the entry after y_l's belongs to the next tuple when y_r inherits y_l's value; that one
+                # starts with p = 1.0 > p_r, so equality alone decides (only the last tuple's can run past the end)
+                y_r = self._hy[last_l + (np.take(self._hp, nxt, mode="clip") == p_r)]
                 y = _perturb_between(y_l, y_r, p, p_l, p_r, self.s, words)
-            self._record(p, p_r, y, y_l, y_r, last_l + 1)
+            self._record(p, p_r, y, y_l, y_r, nxt)
         asc.insert(i, p)
         return y.copy()
 
@@ -333,28 +350,42 @@ class MultiLevelPerturber:
         idx = np.concatenate([pos[t_new], pos[t_r]])
         hp_vals = np.concatenate([np.full(t_new.size, p), np.full(t_r.size, p_r if p_r is not None else 0.0)])
         hy_vals = np.concatenate([y[t_new], y_r[t_r] if y_r is not None else y[t_r]])
-        self._hp, self._hy = _insert_at(idx, (self._hp, hp_vals), (self._hy, hy_vals))
-        inc = add_new.astype(np.int64) + add_r.astype(np.int64)
-        self._starts = starts + np.concatenate([[0], np.cumsum(inc)])
+        size = self._hp.size + idx.size
+        if self._spare is None or self._spare[0].size < size:
+            self._spare = (np.empty(_capacity(size)), np.empty(_capacity(size), dtype=self._hy.dtype))
+        into = (self._spare[0][:size], self._spare[1][:size])
+        old = (self._hp.base, self._hy.base)  # the buffers being read: the next insertion's spares
+        self._hp, self._hy = _insert_at(idx, (self._hp, hp_vals), (self._hy, hy_vals), out=into)
+        self._spare = (old[0], old[1]) if old[0] is not None and old[1] is not None else None
+        inc = add_new.view(np.int8) + add_r.view(np.int8)  # entries added per tuple: 0, 1 or 2
+        starts[1:] += np.cumsum(inc, dtype=np.int64)
 
 
-def _insert_at(idx: np.ndarray, *pairs: tuple[np.ndarray, np.ndarray]) -> list[np.ndarray]:
+def _capacity(size: int) -> int:
+    """Room for ``size`` entries and an eighth more: a growing history reallocates rarely."""
+    return size + size // 8 + 1024
+
+
+def _insert_at(
+    idx: np.ndarray, *pairs: tuple[np.ndarray, np.ndarray], out: Sequence[np.ndarray] | None = None
+) -> list[np.ndarray]:
     """``np.insert(array, idx, values)`` for each (array, values) pair, the placement found once.
 
-    Like `np.insert`, values at equal indices keep their given order.
+    Like `np.insert`, values at equal indices keep their given order. ``out``: one array per pair,
+    of the merged size and not overlapping its inputs, to write into instead of fresh arrays.
     """
     order = np.argsort(idx, kind="stable")
     new_at = np.empty(idx.size, dtype=np.int64)
     new_at[order] = idx[order] + np.arange(idx.size)
     old = np.ones(pairs[0][0].size + idx.size, dtype=bool)
     old[new_at] = False
-    out = []
-    for array, values in pairs:
-        merged = np.empty(old.size, dtype=array.dtype)
+    merged_all = []
+    for i, (array, values) in enumerate(pairs):
+        merged = np.empty(old.size, dtype=array.dtype) if out is None else out[i]
         merged[old] = array
         merged[new_at] = values
-        out.append(merged)
-    return out
+        merged_all.append(merged)
+    return merged_all
 
 
 def release_in_order(x: Any, ps: Any, domain_size: int, seed: Any = 0, store: str = "history") -> np.ndarray:

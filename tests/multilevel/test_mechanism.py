@@ -53,6 +53,67 @@ def test_history_insertion_places_entries_as_numpy_insert(size, raw_idx, seed):
     np.testing.assert_array_equal(got_p, np.insert(hp, idx, hp_new))  # equal indices keep their order
     np.testing.assert_array_equal(got_y, np.insert(hy, idx, hy_new))
     assert got_y.dtype == hy.dtype
+    # into given buffers (the history's reused working memory): the same arrays, written in place
+    into = (np.full(size + idx.size + 3, -1.0), np.full(size + idx.size + 3, -1, dtype=np.int32))
+    views = (into[0][: size + idx.size], into[1][: size + idx.size])
+    put_p, put_y = _insert_at(idx, (hp, hp_new), (hy, hy_new), out=views)
+    assert put_p is views[0] and put_y is views[1]
+    np.testing.assert_array_equal(put_p, got_p)
+    np.testing.assert_array_equal(put_y, got_y)
+    assert (into[0][size + idx.size :] == -1).all()  # nothing written past the merged size
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(2, 60),
+    st.floats(0.01, 0.98),
+    st.floats(0.0, 1.0),
+    st.floats(0.0, 1.0),
+    st.booleans(),
+    st.integers(0, 2**31),
+)
+def test_perturb_between_is_its_three_way_rule(s, p_r, a, b, top, seed):
+    """The kernel against the rule written out: keep y_l below threshold(u), else y_r below
+    threshold(u + v), else the uniform value, with (u, v) by whether y_l = y_r (Equations 3, 4)."""
+    from privlab.multilevel.perturbation import _perturb_between, split_words, threshold, uv
+
+    p_l = 1.0 if top else p_r + (1 - p_r) * max(b, 0.02)
+    p = p_r + (p_l - p_r) * min(max(a, 0.01), 0.99)
+    if not p_r < p < p_l:
+        return
+    rng = np.random.default_rng(seed)
+    n = 2000
+    y_l = rng.integers(0, s, n).astype(np.int32)
+    y_r = np.where(rng.random(n) < 0.5, y_l, rng.integers(0, s, n)).astype(np.int32)
+    words = rng.integers(0, 2**64 - 1, n, dtype=np.uint64, endpoint=True)
+    words[:4] = [0, 2**32 - 1, 2**64 - 1, 2**63]  # coins and values at their ends
+    u_eq, v_eq, u_ne, v_ne = uv(p, p_l, p_r, s)
+    coin, value = split_words(words.copy(), s)
+    eq = y_l == y_r
+    t_u = np.where(eq, threshold(u_eq), threshold(u_ne))
+    t_uv = np.where(eq, threshold(u_eq + v_eq), threshold(u_ne + v_ne))
+    expected = np.where(coin < t_u, y_l, np.where(coin < t_uv, y_r, value))
+    got = _perturb_between(y_l, y_r, p, p_l, p_r, s, words)
+    np.testing.assert_array_equal(got, expected)
+    assert got.dtype == y_l.dtype
+
+
+def test_long_history_matches_dense_store():
+    """Many releases in random order: the history's working buffers are reused and grown."""
+    s, n = 7, 3000
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, s, n)
+    hist, dense = ml.MultiLevelPerturber(x, s, 9), ml.MultiLevelPerturber(x, s, 9, store="dense")
+    ps = np.round(rng.uniform(0.05, 1.0, 120), 3)
+    copies = {}
+    for p in ps:
+        a = hist.release(float(p))
+        np.testing.assert_array_equal(a, dense.release(float(p)))
+        copies[float(p)] = a
+    for p, c in copies.items():
+        np.testing.assert_array_equal(hist.version(p), c)
+    chain = np.stack([x] + [copies[p] for p in hist.released])
+    assert hist.change_points() == int((chain[1:] != chain[:-1]).sum())
 
 
 def test_each_release_is_uni_pert_in_distribution():
