@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from privlab import registry, runner  # noqa: E402
+from privlab import executors, registry, runner  # noqa: E402
 
 
 def _cpu_seconds() -> float:
@@ -103,6 +103,7 @@ def main() -> None:
     ap.add_argument("--results", default=None, help="results directory (default: a fresh temporary one)")
     ap.add_argument("--csv", default=None, help="also write the rows to this CSV file")
     args = ap.parse_args()
+    executors.one_line_warnings("bench_profiles")  # as privlab's command line: no library's raw warning
     profiles = ("quick", "paper") if args.profile == "both" else (args.profile,)
     print(f"machine: {os.cpu_count()} cores, load average {_load():.1f} at the start; jobs {args.jobs or 1}")
     rows: list[dict] = []
