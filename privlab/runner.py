@@ -431,7 +431,11 @@ def _write_figure(fig, stem: Path, *, drawn: bool = False) -> None:
     if not drawn:
         fig.canvas.draw()
     if fig.get_layout_engine() is not None:
-        fig.set_layout_engine("none")  # a placeholder keeping the axes where the layout put them
+        # no engine: the axes stay where the layout put them, and savefig does not draw the
+        # figure once more before each file, as it does for any engine (a placeholder included)
+        fig.set_layout_engine(None)
+        if fig.get_layout_engine() is not None:  # rcParams ask for a layout engine by default
+            fig.set_layout_engine("none")
     crop = fig.get_tightbbox(fig.canvas.get_renderer()).padded(plt.rcParams["savefig.pad_inches"])
     fig.savefig(stem.with_suffix(".png"), dpi=130, bbox_inches=crop)
     # fixed metadata so that equal figures give equal PDF bytes
