@@ -89,7 +89,7 @@ TREE_REL = 1e-9  # relative slack on k-d tree radii (its own arithmetic)
 TINY = 1e-300  # a radius 0 ball still holds the duplicates of its centre
 LEAF = 256  # rows per leaf (at most) of the k-d partition that prunes full passes
 TILE_ROWS, TILE_COLS = LONG, SHORT  # points and columns of a product where a pass visits every column
-BLOCK = 8192  # queries per pruned pass (its sub-blocks of LONG bound themselves from their leaves)
+BLOCK = 8192  # queries per pruned pass (its sub-blocks of LONG bound themselves from their leaves); <= 2**16
 SPAN = 8192  # a sub-block whose leaves span more rows than this bounds itself from a sample
 PRUNE_KEEP = 0.75  # a block needing more than this fraction of (query, leaf) pairs scans every leaf
 BOX_REL = 1e-9  # relative slack on a box's lower bound (rounding of the bound and of the formula)
@@ -737,7 +737,7 @@ class DistanceIndex:
                 f = np.flatnonzero(np.less_equal(G, thr[sel, None], out=hit[: rr.size * w].reshape(rr.size, w)))
                 parts.append((rr[f // w], f % w + a, G.ravel()[f]))
             r = np.concatenate([p[0] for p in parts])
-            by_row = np.argsort(r, kind="stable")
+            by_row = np.argsort(r.astype(np.uint16), kind="stable")  # rows < BLOCK <= 2**16: a radix sort
             r, c = r[by_row], np.concatenate([p[1] for p in parts])[by_row]
             a = np.concatenate([p[2] for p in parts])[by_row] + q2[r]  # float64 approximations, within e[r]
             ends = np.searchsorted(r, np.arange(0, idx.size + LONG, LONG))
