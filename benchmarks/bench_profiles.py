@@ -13,8 +13,11 @@ at the same load, or compare CPU seconds.
     python benchmarks/bench_profiles.py --profile both --only bucketization
     python benchmarks/bench_profiles.py --only bucketization/fig4_mse --csv times.csv
 
-``privlab reproduce --profile paper --jobs 2`` on a quiet machine is the measurement README's
-table quotes; this script gives the same numbers per experiment, with their CPU time beside.
+``privlab reproduce --profile paper --workers 2`` on a quiet machine is the measurement README's
+table quotes; this script gives the same numbers per experiment, with their CPU time beside. As
+reproduce does with ``--workers``, each experiment's figures are drawn and its files written by a
+writer process while the next experiment computes: a row's time runs from its turn until its table
+and claims are done, and the total is measured end to end (the last writes included).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from privlab import executors, registry, runner  # noqa: E402
+from privlab import executors, registry, reproduce_pool, runner  # noqa: E402
 
 
 def _cpu_seconds() -> float:
@@ -65,23 +68,43 @@ def run_profile(profile: str, ids: list[str], jobs: int | None, results: Path) -
     if unknown:
         raise SystemExit(f"bench_profiles: unknown experiment or paper: {', '.join(unknown)}")
     configs = [(exp, runner.compose(exp.id, extra, profile=profile)) for exp in exps]
-    rows = []
-    for exp, cfg in configs:
-        cpu0, t0 = _cpu_seconds(), time.perf_counter()
-        status = "ok"
-        try:
-            runner.execute(exp.id, cfg, results_dir=results)
-        except Exception as exc:  # a failing experiment is a row, not the end of the benchmark
-            status = f"error: {runner.error_line(exc)}"
-        wall, cpu = time.perf_counter() - t0, _cpu_seconds() - cpu0
-        rows.append({"profile": profile, "experiment": exp.id, "wall_s": wall, "cpu_s": cpu, "status": status})
-        print(f"{profile:<6} {exp.id:<44} {wall:8.1f} s wall {cpu:8.1f} s CPU  {status}", flush=True)
-    return rows
+    rows: list[dict] = []
+    by_id: dict[str, dict] = {}
+
+    def settle(outcomes: list) -> None:  # a write that failed makes its experiment's row an error
+        for outcome in outcomes:
+            if not outcome.ok:
+                by_id[outcome.exp_id]["status"] = f"error: {outcome.error}"
+                print(f"{profile:<6} {outcome.exp_id:<44} its files: error: {outcome.error}", flush=True)
+
+    cpu_start, start = _cpu_seconds(), time.perf_counter()
+    # as `privlab reproduce --workers N`: one experiment after another, each one's figures drawn and files
+    # written by the writer's process while the next computes (an experiment that times itself waits for
+    # every write first). A row's time: from its turn (waiting included) until its table and claims are
+    # done; the writer's CPU time falls into the rows it ran beside, the last writes into the total.
+    with reproduce_pool.DeferredWriter(results) as writer:
+        for exp, cfg in configs:
+            cpu0, t0 = _cpu_seconds(), time.perf_counter()
+            settle(writer.finished(wait_all=reproduce_pool.timed(cfg)))
+            failed = reproduce_pool.run_one(exp.id, cfg, str(results), writer=writer)  # a fault: a row
+            status = "ok" if failed is None else f"error: {failed.error}"
+            wall, cpu = time.perf_counter() - t0, _cpu_seconds() - cpu0
+            by_id[exp.id] = {"profile": profile, "experiment": exp.id, "wall_s": wall, "cpu_s": cpu, "status": status}
+            rows.append(by_id[exp.id])
+            print(f"{profile:<6} {exp.id:<44} {wall:8.1f} s wall {cpu:8.1f} s CPU  {status}", flush=True)
+        t_last = time.perf_counter()
+        settle(writer.finished(wait_all=True))
+        print(f"{profile:<6} {'(the writes left after the last run)':<44} {time.perf_counter() - t_last:8.1f} s wall")
+    end_to_end = {"wall_s": time.perf_counter() - start, "cpu_s": _cpu_seconds() - cpu_start}
+    return rows + [{"profile": profile, "experiment": "all (end to end)", **end_to_end, "status": ""}]
 
 
 def paper_table(rows: list[dict]) -> str:
-    """README's per-paper table (experiments, wall time, longest) with CPU time beside."""
+    """README's per-paper table (experiments, wall time, longest) with CPU time beside; the total
+    is the end-to-end row's (the last writes included) where there is one."""
     lines = ["| paper | experiments | wall time | CPU time | longest |", "|---|---|---|---|---|"]
+    ends = [r for r in rows if "/" not in r["experiment"]]
+    rows = [r for r in rows if "/" in r["experiment"]]
     papers: dict[str, list[dict]] = {}
     for r in rows:
         papers.setdefault(r["experiment"].split("/")[0], []).append(r)
@@ -91,6 +114,8 @@ def paper_table(rows: list[dict]) -> str:
         longest = f"{top['experiment'].split('/')[1]} {top['wall_s']:.0f} s"
         lines.append(f"| {paper} | {len(rs)} | {wall / 60:.1f} min | {cpu / 60:.1f} min | {longest} |")
     wall, cpu = sum(r["wall_s"] for r in rows), sum(r["cpu_s"] for r in rows)
+    if ends:
+        wall, cpu = ends[-1]["wall_s"], ends[-1]["cpu_s"]
     lines.append(f"| **all** | **{len(rows)}** | **{wall / 60:.1f} min** | {cpu / 60:.1f} min | |")
     return "\n".join(lines)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 from . import claims as claims_mod
@@ -66,23 +65,22 @@ def reproduce(
         else:
             todo.append((exp, cfg))
     side_by_side = reproduce_pool.default_workers(todo) if workers is None else 1
-    done = len(configs) - len(todo)
+    done = begun = len(configs) - len(todo)
 
     def started(exp: registry.Experiment) -> None:
+        nonlocal begun
+        begun += 1
         slowest = f"; longest so far {longest[0]} {longest[1]:.0f} s" if longest[0] else ""
         at = f"{_clock(time.perf_counter() - start)}"
-        print(f"[{done + 1}/{len(configs)}, {at}] {exp.id}: running ({profile} profile{slowest})", flush=True)
-
-    def in_turn() -> Iterator[reproduce_pool.Outcome]:
-        for exp, cfg in todo:
-            started(exp)
-            yield reproduce_pool.run_one(exp.id, cfg, str(results_dir))
+        print(f"[{begun}/{len(configs)}, {at}] {exp.id}: running ({profile} profile{slowest})", flush=True)
 
     if cluster is not None:  # every experiment a task of the cluster's (each paper's in order)
         outcomes = reproduce_pool.run_concurrently(todo, results_dir, side_by_side, started, cluster=cluster)
     else:
         outcomes = (
-            reproduce_pool.run_concurrently(todo, results_dir, side_by_side, started) if side_by_side > 1 else in_turn()
+            reproduce_pool.run_concurrently(todo, results_dir, side_by_side, started)
+            if side_by_side > 1
+            else reproduce_pool.run_in_turn(todo, results_dir, started)
         )
     for outcome in outcomes:
         done += 1

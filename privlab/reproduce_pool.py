@@ -14,6 +14,12 @@ paper alone runs as before, one experiment at a time. Results do not depend on a
 (every number depends only on its config and seed); only wall-clock columns see that a
 neighbour shares the machine.
 
+With ``--workers N`` (one experiment at a time, `run_in_turn`) each experiment's figures are drawn and
+its files written by a process of their own (`DeferredWriter`) while the next experiment computes:
+drawing is about a tenth of the paper profile's time, during which the experiment's workers would sit
+idle. An experiment that times itself (``timings: true``) starts only when every write before it is
+done, so that nothing runs beside its clocks.
+
 A failing experiment is its line and its log, as in the serial path. A worker process that dies
 (killed, out of memory, a crash in C code) breaks the pool: the experiments in flight are run
 again, alone, in a fresh pool, and the one whose worker dies alone fails with one line; the
@@ -48,20 +54,130 @@ class Outcome:
     error: str = ""  # the one line of a failure (with where its traceback went)
 
 
-def run_one(exp_id: str, cfg: Any, results_dir: str) -> Outcome:
+def run_one(exp_id: str, cfg: Any, results_dir: str, writer: DeferredWriter | None = None) -> Outcome | None:
     """Run one experiment (`runner.execute`); a fault is an `Outcome` with its line, its
-    traceback in ``results/errors/`` (never raised: one experiment's fault stops only it)."""
+    traceback in ``results/errors/`` (never raised: one experiment's fault stops only it).
+
+    With ``writer`` a run whose table and claims are done is handed to it to be written, and None is
+    returned: the writer gives its `Outcome` once the files are written."""
     die_with_parent()
     one_line_warnings(exp_id)
     exp = registry.get(exp_id)
     try:
-        outcome = runner.execute(exp_id, cfg, results_dir=Path(results_dir))
+        outcome = runner.execute(exp_id, cfg, results_dir=Path(results_dir), writer=writer.submit if writer else None)
     except Exception as exc:  # noqa: BLE001 - reported as the experiment's failure
         log = runner.record_error(Path(results_dir), exp, exc)
         return Outcome(exp_id, False, error=f"{runner.error_line(exc)} (traceback: {log})")
-    runner.clear_error(Path(results_dir), exp)
     tally = claims_mod.counts(outcome.claims) if outcome.claims else {}
-    return Outcome(exp_id, True, len(outcome.table), outcome.wall_time, tally)
+    done = Outcome(exp_id, True, len(outcome.table), outcome.wall_time, tally)
+    if writer is not None:
+        writer.hold(done)
+        return None
+    runner.clear_error(Path(results_dir), exp)
+    return done
+
+
+def write_deferred(exp_id: str, *args: Any) -> list[str]:
+    """`runner.write_outputs` of a computed run, in the writer's process (`DeferredWriter`): the lines
+    it logged (a figure the audit found unfaithful) come back to be printed by the parent."""
+    die_with_parent()
+    one_line_warnings(exp_id)
+    cfg, table, out_dir, prov, claims, extra_files, figures, durable = args
+    lines: list[str] = []
+    runner.write_outputs(
+        registry.get(exp_id), cfg, table, Path(out_dir), prov, extra_files, figures, durable, lines.append, claims
+    )
+    return lines
+
+
+class DeferredWriter:
+    """Draws computed runs' figures and writes their files (`write_deferred`) in one process of its
+    own, in the order given, while the caller computes the next experiment.
+
+    ``submit`` is `runner.execute`'s ``writer``; ``hold(outcome)`` names the `Outcome` the last
+    submitted write completes; ``finished(wait)`` gives the outcomes of the writes done (all of
+    them with ``wait``), a write that failed as that experiment's failure (its traceback in
+    ``results/errors/``). A writer process that dies is replaced and its writes tried once more. As
+    a context manager it waits for every write on a normal exit and kills the process on an
+    exception (a write not done is lost: that experiment is computed again next time).
+    """
+
+    def __init__(self, results_dir: Path, log: Callable[[str], None] = print) -> None:
+        self.results_dir = Path(results_dir)
+        self.log = log
+        self._pool: Any = None  # started on the first write
+        self._last: tuple[Future, tuple[Any, ...]] | None = None
+        self._pending: list[tuple[Future, tuple[Any, ...], Outcome]] = []
+
+    def submit(self, exp_id: str, *args: Any) -> None:
+        if self._pool is None:
+            self._pool = make_executor(None, 1, self.results_dir)
+        self._last = (self._pool.submit(write_deferred, exp_id, *args), (exp_id, *args))
+
+    def hold(self, outcome: Outcome) -> None:
+        if self._last is None:
+            raise RuntimeError("DeferredWriter.hold: no write was submitted for this outcome")
+        future, args = self._last
+        self._pending.append((future, args, outcome))
+        self._last = None
+
+    def finished(self, wait_all: bool = False) -> list[Outcome]:
+        """The outcomes of the writes done (in order, up to the first still running; every one with
+        ``wait_all``)."""
+        out = []
+        while self._pending and (wait_all or self._pending[0][0].done()):
+            future, args, outcome = self._pending.pop(0)
+            out.append(self._settle(future, args, outcome))
+        return out
+
+    def _settle(self, future: Future, args: tuple[Any, ...], outcome: Outcome, retried: bool = False) -> Outcome:
+        exp = registry.get(outcome.exp_id)
+        try:
+            lines = future.result()
+        except Exception as exc:  # noqa: BLE001 - reported as the experiment's failure
+            if self._pool.lost(exc) and not retried:  # the writer died: a fresh one writes everything again
+                self._pool.renew()
+                self._pending = [(self._pool.submit(write_deferred, *a), a, o) for _, a, o in self._pending]
+                return self._settle(self._pool.submit(write_deferred, *args), args, outcome, retried=True)
+            if self._pool.lost(exc):
+                self._pool.renew()
+                exc = RuntimeError(f"the process writing its files died ({runner.error_line(exc)})")
+            log = runner.record_error(self.results_dir, exp, exc)
+            return Outcome(outcome.exp_id, False, error=f"{runner.error_line(exc)} (traceback: {log})")
+        for line in lines:
+            self.log(line)
+        runner.clear_error(self.results_dir, exp)
+        return outcome
+
+    def __enter__(self) -> DeferredWriter:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if self._pool is not None:
+            self._pool.__exit__(exc_type, exc, tb)
+
+
+def timed(cfg: Any) -> bool:
+    """Whether an experiment's config asks for wall-clock timings (``timings: true``)."""
+    return bool(cfg.get("timings", False) is True)
+
+
+def run_in_turn(
+    runs: Sequence[tuple[registry.Experiment, Any]],
+    results_dir: Path,
+    started: Callable[[registry.Experiment], None] = lambda exp: None,
+) -> Iterator[Outcome]:
+    """Every ``(experiment, config)`` of ``runs`` in this process, one after the other, each with its
+    configured workers; its figures and files written by a `DeferredWriter` while the next one
+    computes. Yields each `Outcome` once its files are written (a failure as soon as it fails)."""
+    with DeferredWriter(results_dir) as writer:
+        for exp, cfg in runs:
+            yield from writer.finished(wait_all=timed(cfg))  # nothing beside a timed experiment's clocks
+            started(exp)
+            failed = run_one(exp.id, cfg, str(results_dir), writer=writer)
+            if failed is not None:
+                yield failed
+        yield from writer.finished(wait_all=True)
 
 
 def run_remote(exp_id: str, cfg: Any) -> tuple[Outcome, Any, str]:

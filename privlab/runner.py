@@ -19,6 +19,7 @@ import platform
 import subprocess
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from importlib import metadata
@@ -453,17 +454,20 @@ def write_outputs(
     figures: bool = True,
     durable: bool = True,
     log=print,
+    claims: list | None = None,
 ) -> list:
     """Write every output of a finished run into ``out_dir``, atomically (see `privlab.store`);
     ``figures=False`` leaves the experiment's figures out (a sweep's jobs, unless ``sweep_figures``).
     Each declared figure is drawn, then read back against its spec and table (`privlab.figures.audit`):
     the verdict goes into ``provenance.json`` (``figure_audit``: per figure, ``faithful`` and the
-    problems found), and each problem is logged."""
+    problems found), and each problem is logged. ``claims``: the run's claims, judged already
+    (`judge`); by default judged here."""
     # matplotlib: about 0.3 s to import, loaded only to draw
     import matplotlib
 
     matplotlib.use("Agg")
-    claims = judge(exp, table, cfg)  # before anything is written: a failing claim writes nothing
+    if claims is None:
+        claims = judge(exp, table, cfg)  # before anything is written: a failing claim writes nothing
 
     def fill(staging: Path) -> None:
         (staging / "result.csv").write_text(table_to_csv(table))
@@ -653,9 +657,14 @@ def execute(
     extra_files: dict | None = None,
     figures: bool = True,
     durable: bool = True,
+    writer: Callable[..., None] | None = None,
 ) -> RunOutcome:
     """Run experiment ``exp_id`` with resolved config ``cfg`` and write its outputs (``figures=False``:
-    without the experiment's figures; ``durable=False``: without fsync, see `privlab.store.write_result`)."""
+    without the experiment's figures; ``durable=False``: without fsync, see `privlab.store.write_result`).
+
+    ``writer``: called with `write_outputs`' arguments (the claims judged here) instead of writing
+    before returning (`privlab.reproduce_pool.DeferredWriter.submit`: drawn and written by another
+    process while the caller goes on)."""
     exp = registry.get(exp_id)
     # one rule: cache and scratch live under the results directory the run was given
     results_dir = Path(results_dir or cfg.get("results_dir") or default_results_dir())
@@ -664,5 +673,10 @@ def execute(
     start = time.perf_counter()
     table = run_table(exp, cfg, ctx)
     wall = time.perf_counter() - start
-    claims = write_outputs(exp, cfg, table, out_dir, provenance(cfg, wall, ctx), extra_files, figures, durable, log)
+    prov = provenance(cfg, wall, ctx)
+    if writer is None:
+        claims = write_outputs(exp, cfg, table, out_dir, prov, extra_files, figures, durable, log)
+    else:
+        claims = judge(exp, table, cfg)  # a failing claim is this run's fault, raised here: nothing is written
+        writer(exp.id, cfg, table, out_dir, prov, claims, extra_files, figures, durable)
     return RunOutcome(out_dir=out_dir, table=table, claims=claims, wall_time=wall)
