@@ -63,15 +63,18 @@ def run_one(exp_id: str, cfg: Any, results_dir: str, writer: DeferredWriter | No
     die_with_parent()
     one_line_warnings(exp_id)
     exp = registry.get(exp_id)
+    computed: list[tuple[Any, ...]] = []  # with a writer: the write's arguments, handed over with the outcome
     try:
-        outcome = runner.execute(exp_id, cfg, results_dir=Path(results_dir), writer=writer.submit if writer else None)
+        outcome = runner.execute(
+            exp_id, cfg, results_dir=Path(results_dir), writer=(lambda *a: computed.append(a)) if writer else None
+        )
     except Exception as exc:  # noqa: BLE001 - reported as the experiment's failure
         log = runner.record_error(Path(results_dir), exp, exc)
         return Outcome(exp_id, False, error=f"{runner.error_line(exc)} (traceback: {log})")
     tally = claims_mod.counts(outcome.claims) if outcome.claims else {}
     done = Outcome(exp_id, True, len(outcome.table), outcome.wall_time, tally)
     if writer is not None:
-        writer.hold(done)
+        writer.submit(done, *computed[0])
         return None
     runner.clear_error(Path(results_dir), exp)
     return done
@@ -94,8 +97,8 @@ class DeferredWriter:
     """Draws computed runs' figures and writes their files (`write_deferred`) in one process of its
     own, in the order given, while the caller computes the next experiment.
 
-    ``submit`` is `runner.execute`'s ``writer``; ``hold(outcome)`` names the `Outcome` the last
-    submitted write completes; ``finished(wait)`` gives the outcomes of the writes done (all of
+    ``submit(outcome, *args)`` writes a run (``args``: what `runner.execute` hands its ``writer``),
+    ``outcome`` the `Outcome` it completes; ``finished(wait)`` gives the outcomes of the writes done (all of
     them with ``wait``), a write that failed as that experiment's failure (its traceback in
     ``results/errors/``). A writer process that dies is replaced and its writes tried once more. As
     a context manager it waits for every write on a normal exit and kills the process on an
@@ -106,20 +109,12 @@ class DeferredWriter:
         self.results_dir = Path(results_dir)
         self.log = log
         self._pool: Any = None  # started on the first write
-        self._last: tuple[Future, tuple[Any, ...]] | None = None
         self._pending: list[tuple[Future, tuple[Any, ...], Outcome]] = []
 
-    def submit(self, exp_id: str, *args: Any) -> None:
+    def submit(self, outcome: Outcome, *args: Any) -> None:
         if self._pool is None:
             self._pool = make_executor(None, 1, self.results_dir)
-        self._last = (self._pool.submit(write_deferred, exp_id, *args), (exp_id, *args))
-
-    def hold(self, outcome: Outcome) -> None:
-        if self._last is None:
-            raise RuntimeError("DeferredWriter.hold: no write was submitted for this outcome")
-        future, args = self._last
-        self._pending.append((future, args, outcome))
-        self._last = None
+        self._pending.append((self._pool.submit(write_deferred, *args), args, outcome))
 
     def finished(self, wait_all: bool = False) -> list[Outcome]:
         """The outcomes of the writes done (in order, up to the first still running; every one with
@@ -159,7 +154,7 @@ class DeferredWriter:
 
 def timed(cfg: Any) -> bool:
     """Whether an experiment's config asks for wall-clock timings (``timings: true``)."""
-    return bool(cfg.get("timings", False) is True)
+    return cfg.get("timings", False) is True
 
 
 def run_in_turn(

@@ -663,8 +663,8 @@ def execute(
     without the experiment's figures; ``durable=False``: without fsync, see `privlab.store.write_result`).
 
     ``writer``: called with `write_outputs`' arguments (the claims judged here) instead of writing
-    before returning (`privlab.reproduce_pool.DeferredWriter.submit`: drawn and written by another
-    process while the caller goes on)."""
+    before returning (`privlab.reproduce_pool.run_one` hands them to a `DeferredWriter`: drawn and
+    written by another process while the caller goes on)."""
     exp = registry.get(exp_id)
     # one rule: cache and scratch live under the results directory the run was given
     results_dir = Path(results_dir or cfg.get("results_dir") or default_results_dir())
