@@ -23,7 +23,8 @@ an interleaved order in chunks of growing width, and a query leaves the scan as 
 ``T + 1`` rows are certainly inside its ball (most adversary outputs do so within the first
 chunk). In low dimension (``TREE_*_MAX_D``) a k-d tree finishes the queries that remain
 (its counts at radii 1e-9 apart bracket the exact count), finds nearest neighbours and the
-T-th neighbours' candidates (then recomputed exactly); above that a k-d tree degenerates to
+T-th neighbours' candidates (then recomputed exactly; for T-th neighbours only while
+``n 2^d`` is small, its search slowing down with both); above that a k-d tree degenerates to
 a slow brute force. A nearest or T-th neighbour needs every column that can lie within a
 bound: the rows are split once into the leaves of a k-d partition (`KdLeaves`), queries go
 in blocks of neighbours, the leaves around a block bound each query, and a pass visits only
@@ -50,9 +51,15 @@ the former block-by-block brute force over all n columns; a nearest neighbour 40
 ``isolation_vs_c_T`` (d = 6, every adversary, c = 1..8, T = 1 and 10, 250,000 balls, many
 of them isolating) take about 17 us per ball with the leaves finishing the sparse ones,
 against about 100 us with the scan alone (complete counts over every column, CPU time
-largely spent in the kernel on fresh arrays). At d >= 14 a T-radius is bound by the float32 products over
-every column (about 85 us per row of the 180 us): a tighter bound U would only shorten the
-gathered lists, already ~3 T long at the median.
+largely spent in the kernel on fresh arrays). Where a T-radius pass visits every column (d >= 14)
+the leaves around a point bound its T-th value loosely (7.5 T columns gathered per point at the
+median, d = 20), so a spread sample of ``KTH_SAMPLE`` columns bounds it instead (3 T gathered;
+the few points whose sample bound falls short, 1-5 in 25,000, are computed exactly): on a
+slower machine than the figures above, 210 us per row at d = 20 against 380 us with the leaves'
+bound alone, half of it the float32 products over every column. The k-d tree's T-th search
+slows with n and d: above ``n 2^d = 2^20`` the pass beats it (n = 100,000, T = 100: 7.1 s
+against 10.2 s for every row at d = 4, 8.7 s against 15.6 s at d = 5, three orders T - 1, T,
+T + 1 at once).
 """
 
 from __future__ import annotations
@@ -73,7 +80,9 @@ __all__ = ["KDTREE_MAX_D", "METHODS", "DistanceIndex", "KdLeaves", "use_tree", "
 
 # "auto" uses a k-d tree, where it beats the blocked products (measured at n = 100,000):
 TREE_BALL_MAX_D = 4  # to finish ball counts and find targets' T-th neighbours (their certificates)
-TREE_KTH_MAX_D = 5  # for T-th neighbours (T-radii)
+TREE_KTH_MAX_D = 5  # for T-th neighbours (T-radii) ...
+TREE_KTH_MAX_WORK = 1 << 20  # ... while n 2^d stays below this (the tree's T-th search slows with both;
+# measured for T = 10 and 100 at n = 10,000 to 200,000), or in one dimension
 TREE_NEAREST_MAX_D = 7  # for nearest neighbours
 KDTREE_MAX_D = max(TREE_BALL_MAX_D, TREE_KTH_MAX_D, TREE_NEAREST_MAX_D)  # no tree above this d
 METHODS = ("auto", "kdtree", "brute")
@@ -93,6 +102,8 @@ BLOCK = 8192  # queries per pruned pass (its sub-blocks of LONG bound themselves
 SPAN = 8192  # a sub-block whose leaves span more rows than this bounds itself from a sample
 PRUNE_KEEP = 0.75  # a block needing more than this fraction of (query, leaf) pairs scans every leaf
 BOX_REL = 1e-9  # relative slack on a box's lower bound (rounding of the bound and of the formula)
+KTH_SAMPLE = 4096  # columns of the sample that bounds a T-th neighbour where a pass visits every column ...
+KTH_SAMPLE_MARGIN = 3  # ... at the value with about 3 T columns under it (fewer than T: ~1e-4 of points)
 
 
 def use_tree(d: int, method: str, max_d: int = KDTREE_MAX_D) -> bool:
@@ -252,7 +263,9 @@ class DistanceIndex:
         self.db = np.ascontiguousarray(db, dtype=np.float64)
         self.n, self.d = self.db.shape
         self.tree_ball = use_tree(self.d, method, TREE_BALL_MAX_D)
-        self.tree_kth = use_tree(self.d, method, TREE_KTH_MAX_D)
+        self.tree_kth = use_tree(self.d, method, TREE_KTH_MAX_D) and (
+            method == "kdtree" or self.d == 1 or self.n * 2**self.d <= TREE_KTH_MAX_WORK
+        )
         self.tree_nearest = use_tree(self.d, method, TREE_NEAREST_MAX_D)
         self._tree: cKDTree | None = None
         self._kth_cache: dict[int, np.ndarray] = {}
@@ -565,9 +578,12 @@ class DistanceIndex:
         known = self._kth_cache.setdefault(T, np.full(self.n, np.nan))
         todo = rows[np.isnan(known[rows])]
         if todo.size:
-            if self.tree_kth and 8 * (T + 1) < self.n and self.n > LONG:
-                orders = [t for t in (T - 1, T, T + 1) if t >= 1]
-                for t, values in zip(orders, self._kth_tree(self.db[todo], orders)):
+            if 8 * (T + 1) < self.n and self.n > LONG:
+                # the neighbours of T come with those of T - 1 and T + 1 at little cost; the ball
+                # certificates (low d) ask for T + 1 beside the T-radii's T
+                orders = [t for t in (T - 1, T, T + 1) if t >= 1] if self.tree_ball or self.tree_kth else [T]
+                search = self._kth_tree(self.db[todo], orders) if self.tree_kth else self._kth_pass(todo, orders)
+                for t, values in zip(orders, search):
                     self._kth_cache.setdefault(t, np.full(self.n, np.nan))[todo] = values
             else:
                 known[todo] = self.kth_sq(todo, T)
@@ -660,7 +676,7 @@ class DistanceIndex:
             return out
         if self.tree_kth:
             return self._kth_tree(P, [T])[0]
-        return self._kth_pass(rows, T)
+        return self._kth_pass(rows, [T])[0]
 
     def _kth_exact(self, p: np.ndarray, T: int) -> float:
         return float(np.partition(exact_sq(p, self.db), T - 1)[T - 1])
@@ -682,8 +698,26 @@ class DistanceIndex:
                 out[i] = self._kth_exact(P[i], T)
         return outs
 
-    def _kth_pass(self, rows: np.ndarray, T: int) -> np.ndarray:
-        """T-th neighbours from blocked products, leaf by leaf.
+    def _kth_sample_bound(self, A: np.ndarray, q2: np.ndarray, e: np.ndarray, T: int) -> np.ndarray:
+        """A likely bound on each point's T-th smallest squared distance, from a spread sample of
+        ``KTH_SAMPLE`` columns: the value with ``KTH_SAMPLE_MARGIN T`` columns expected under it
+        (in high dimension the leaves around a point hold few of its nearest, and their T-th
+        smallest lets a pass gather ~8 T columns per point). Nothing rests on it being a bound:
+        `_kth_select` certifies each value (T columns at most the bound, all gathered) and the
+        rare point it cannot certify is computed exactly; inf where the sample is too small."""
+        cols = self.leaf_B[:: max(1, self.n // KTH_SAMPLE)][:KTH_SAMPLE]
+        k = math.ceil(KTH_SAMPLE_MARGIN * T * cols.shape[0] / self.n)
+        if k > cols.shape[0] // 8:  # a sample this size cannot resolve the T-th of n: no bound
+            return np.full(A.shape[0], np.inf)
+        out = np.empty(A.shape[0])
+        for a in range(0, A.shape[0], SHORT):  # products of SHORT x KTH_SAMPLE: in cache
+            sl = slice(a, a + SHORT)
+            out[sl] = np.partition(A[sl] @ cols.T, k - 1, axis=1)[:, k - 1] + q2[sl] + e[sl]
+        return out
+
+    def _kth_pass(self, rows: np.ndarray, orders: list[int]) -> list[np.ndarray]:
+        """T-th neighbours from blocked products, leaf by leaf, for each T of ``orders`` (the
+        columns are gathered once, for the largest).
 
         The rows go in blocks of neighbours (by leaf). The leaves around a sub-block (at least
         ``max(LONG, 4 T)`` rows) bound each row's T-th value by U, its T-th smallest there; a
@@ -694,12 +728,12 @@ class DistanceIndex:
         certainly smaller, those above certainly larger. A sub-block of rows far apart bounds
         them from a sample instead (about 8 T columns under it, checked afterwards).
         """
-        lv, n = self.leaves, self.n
+        lv, n, T = self.leaves, self.n, max(orders)
         P_all = self.db[rows]
         leaf = lv.leaf[rows]
         sort = np.argsort(leaf, kind="stable")
-        out = np.empty(rows.size)
-        redo: list[np.ndarray] = []
+        outs = [np.empty(rows.size) for _ in orders]
+        redo: list[list[np.ndarray]] = [[] for _ in orders]
         prune = True
         buf = np.empty(max(BLOCK * LEAF, TILE_ROWS * TILE_COLS), dtype=self.dtype)  # products, in place
         hit = np.empty(buf.size, dtype=bool)
@@ -722,9 +756,11 @@ class DistanceIndex:
                 thr = _f32_up(U[sub] + e[sub] - q2[sub], self.dtype)
                 f = np.flatnonzero(G <= thr[:, None])
                 seen.append((sub, l0, l1, (f // G.shape[1] + sub.start, f % G.shape[1] + a0, G.ravel()[f])))
-            thr = _f32_up(U + e - q2, self.dtype)
             need = self._need(P, U) if prune else None
             prune = need is not None
+            if need is None:  # every column is visited: a sample of them bounds U tighter (high d)
+                U = np.minimum(U, self._kth_sample_bound(A, q2, e, T))
+            thr = _f32_up(U + e - q2, self.dtype)
             parts = []
             if need is not None:  # the windows' columns are gathered already
                 for sub, l0, l1, got in seen:
@@ -743,12 +779,14 @@ class DistanceIndex:
             ends = np.searchsorted(r, np.arange(0, idx.size + LONG, LONG))
             for k, s0 in enumerate(range(0, idx.size, LONG)):  # sub-blocks: small padded tables
                 sl, cut = slice(s0, min(idx.size, s0 + LONG)), slice(ends[k], ends[k + 1])
-                vals, ok = _kth_select(P[sl], r[cut] - s0, self.leaf_rows, c[cut], a[cut], e[sl], U[sl], T)
-                out[idx[sl][ok]] = vals[ok]
-                redo.append(idx[sl][~ok])
-        for i in np.concatenate(redo):
-            out[i] = self._kth_exact(P_all[i], T)
-        return out
+                for out, left, t in zip(outs, redo, orders):
+                    vals, ok = _kth_select(P[sl], r[cut] - s0, self.leaf_rows, c[cut], a[cut], e[sl], U[sl], t)
+                    out[idx[sl][ok]] = vals[ok]
+                    left.append(idx[sl][~ok])
+        for out, left, t in zip(outs, redo, orders):
+            for i in np.concatenate(left):
+                out[i] = self._kth_exact(P_all[i], t)
+        return outs
 
 
 def _kth_select(

@@ -68,3 +68,64 @@ def test_pruned_passes_equal_brute_force(monkeypatch, mode, kind):
     assert np.all(low <= exact) and np.all(exact <= high)
     if mode != "sampled":  # (a sample's looser bound may or may not prune)
         assert all((need is None) == (mode == "every_leaf") for need in pruned)
+
+
+@pytest.mark.parametrize("kind", ["uniform", "grid"])
+def test_pass_finds_several_orders_at_once_as_brute_force(monkeypatch, kind):
+    # in low dimension the ball certificates ask for T + 1 beside the T-radii's T: where the tree
+    # does not search (n 2^d too large) one pass gathers for the largest order and selects each
+    monkeypatch.setattr(dist, "TREE_KTH_MAX_WORK", 0)
+    rng = np.random.default_rng(7)
+    n, d, T = 3000, 3, 25
+    db = _db(rng, n, d, kind)
+    index = dist.DistanceIndex(db)
+    assert index.tree_ball and not index.tree_kth
+    passes = []
+    run = dist.DistanceIndex._kth_pass
+    monkeypatch.setattr(
+        dist.DistanceIndex, "_kth_pass", lambda self, rows, orders: passes.append(orders) or run(self, rows, orders)
+    )
+    rows = rng.choice(n, 300, replace=False)
+    got = index.kth_sq_cached(rows, T)
+    assert passes == [[T - 1, T, T + 1]]
+    sq = np.array([np.sort(np.sum((db - db[i]) ** 2, axis=1)) for i in rows])
+    assert np.array_equal(got, sq[:, T - 1])
+    for t in (T - 1, T + 1):  # kept: asked for again, found without another pass
+        assert np.array_equal(index.kth_sq_cached(rows, t), sq[:, t - 1])
+    assert len(passes) == 1
+
+
+def test_tree_searches_t_th_neighbours_only_while_n_2_to_the_d_is_small():
+    rng = np.random.default_rng(3)
+    small, large = rng.uniform(-1, 1, (1000, 4)), rng.uniform(-1, 1, (2 * dist.TREE_KTH_MAX_WORK // 16 + 16, 4))
+    assert dist.DistanceIndex(small).tree_kth and not dist.DistanceIndex(large).tree_kth
+    assert dist.DistanceIndex(large, method="kdtree").tree_kth  # asked for, always
+    assert dist.DistanceIndex(rng.uniform(-1, 1, (10**6 + 1, 1))).tree_kth  # one dimension: the tree, always
+    assert not dist.DistanceIndex(small[:, :1].repeat(6, axis=1)).tree_kth  # above TREE_KTH_MAX_D: never
+
+
+@pytest.mark.parametrize("margin", [0.3, 3.0])
+def test_sample_bound_of_a_full_pass_is_certified_or_redone(monkeypatch, margin):
+    # where a pass visits every column (high d) a sample bounds the T-th value; a bound below it
+    # (margin 0.3: often) must leave the point to the exact formula, never give a wrong value
+    monkeypatch.setattr(dist, "PRUNE_KEEP", -1.0)
+    monkeypatch.setattr(dist, "KTH_SAMPLE", 600)
+    monkeypatch.setattr(dist, "KTH_SAMPLE_MARGIN", margin)
+    exact, bounds = [], []
+    run_exact, run_bound = dist.DistanceIndex._kth_exact, dist.DistanceIndex._kth_sample_bound
+    monkeypatch.setattr(dist.DistanceIndex, "_kth_exact", lambda self, p, T: exact.append(T) or run_exact(self, p, T))
+    monkeypatch.setattr(
+        dist.DistanceIndex, "_kth_sample_bound", lambda self, *a: bounds.append(run_bound(self, *a)) or bounds[-1]
+    )
+    rng = np.random.default_rng(11)
+    n, d, T = 3000, 8, 25
+    db = rng.uniform(-1, 1, (n, d))
+    rows = rng.choice(n, 400, replace=False)
+    got = dist.DistanceIndex(db, method="brute").kth_sq(rows, T)
+    expect = np.array([np.partition(np.sum((db - db[i]) ** 2, axis=1), T - 1)[T - 1] for i in rows])
+    assert np.array_equal(got, expect)
+    assert bounds and np.all(np.isfinite(bounds[0]))
+    if margin < 1:
+        assert len(exact) > 200  # most points left to the formula
+    else:
+        assert len(exact) < 40  # few
