@@ -26,8 +26,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
 
+from privlab import executors, mechanisms, runner  # noqa: E402
 from privlab import isolation as iso  # noqa: E402
-from privlab import mechanisms, runner  # noqa: E402
 from privlab.context import seed_sequence  # noqa: E402
 
 
@@ -45,10 +45,12 @@ def steps(cfg) -> None:
         targets = np.random.default_rng(2).integers(n, size=m)
         index, wall, cpu = _timed(iso.distance_index, db)
         print(f"  d = {d:2d}: {'distance index of db':44s} {wall:7.2f} s wall {cpu:7.2f} s cpu")
-        seeds = {name: np.random.SeedSequence(5, spawn_key=(i,)) for i, name in enumerate(iso.SEED_NAMES)}
+        sans = (("histogram", iso.RecursiveHistogram()), ("perturbed_one", iso.Perturbation()))
+        names = iso.seed_names(s for _, s in sans)
+        seeds = {name: np.random.SeedSequence(5, spawn_key=(i,)) for i, name in enumerate(names)}
         rows = [("aux_only: distribution draw", iso.uniform_cube(m, d, 1))]
-        for label, san in (("histogram", iso.RecursiveHistogram()), ("perturbed_one", iso.Perturbation())):
-            run, wall, cpu = _timed(san.attack, db, targets, T, seeds, index=index)
+        for label, san in sans:
+            run, wall, cpu = _timed(san.with_setting(T=T, index=index).attack, db, targets, seeds)
             print(f"  d = {d:2d}: {label + ' release':44s} {wall:7.2f} s wall {cpu:7.2f} s cpu")
             rows.append((f"{label}: {run.outputs[0].name}", run.outputs[0].queries))
         for name, q in rows:
@@ -128,6 +130,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", choices=["steps", "vs_d", "utility"])
     args = ap.parse_args()
+    executors.one_line_warnings("bench_isolation")  # as privlab's command line: no library's raw warning
     cfg = runner.compose("isolation/isolation_vs_d", [], profile=args.profile)
     print(
         f"host cores: {os.cpu_count()}, workers: {args.jobs}, profile {args.profile}; load average at start "
