@@ -573,8 +573,9 @@ class DistanceIndex:
         return status
 
     def kth_sq_cached(self, rows: np.ndarray, T: int) -> np.ndarray:
-        """`kth_sq`, remembering the values computed (per T) for later calls; with the k-d
-        tree the (T - 1)-th and (T + 1)-th come from the same search and are kept too."""
+        """`kth_sq`, remembering the values computed (per T) for later calls; where the k-d tree
+        searches, or the ball certificates will ask for T + 1 (low d), the (T - 1)-th and (T + 1)-th
+        come from the same search or pass and are kept too."""
         known = self._kth_cache.setdefault(T, np.full(self.n, np.nan))
         todo = rows[np.isnan(known[rows])]
         if todo.size:
@@ -698,19 +699,17 @@ class DistanceIndex:
                 out[i] = self._kth_exact(P[i], T)
         return outs
 
-    def _kth_sample_bound(self, A: np.ndarray, q2: np.ndarray, e: np.ndarray, T: int) -> np.ndarray:
+    def _sample_bound(
+        self, A: np.ndarray, q2: np.ndarray, e: np.ndarray, T: int, size: int, margin: float
+    ) -> np.ndarray:
         """A likely bound on each point's T-th smallest squared distance, from a spread sample of
-        ``KTH_SAMPLE`` columns: the value with ``KTH_SAMPLE_MARGIN T`` columns expected under it
-        (in high dimension the leaves around a point hold few of its nearest, and their T-th
-        smallest lets a pass gather ~8 T columns per point). Nothing rests on it being a bound:
-        `_kth_select` certifies each value (T columns at most the bound, all gathered) and the
-        rare point it cannot certify is computed exactly; inf where the sample is too small."""
-        cols = self.leaf_B[:: max(1, self.n // KTH_SAMPLE)][:KTH_SAMPLE]
-        k = math.ceil(KTH_SAMPLE_MARGIN * T * cols.shape[0] / self.n)
-        if k > cols.shape[0] // 8:  # a sample this size cannot resolve the T-th of n: no bound
-            return np.full(A.shape[0], np.inf)
+        about ``size`` columns: the value with ``margin T`` columns expected under it. Nothing
+        rests on it being a bound: `_kth_select` certifies each value (T columns at most the
+        bound, all gathered) and the rare point it cannot certify is computed exactly."""
+        cols = self.leaf_B[:: max(1, self.n // size)]
+        k = min(cols.shape[0], max(1, math.ceil(margin * T * cols.shape[0] / self.n)))
         out = np.empty(A.shape[0])
-        for a in range(0, A.shape[0], SHORT):  # products of SHORT x KTH_SAMPLE: in cache
+        for a in range(0, A.shape[0], SHORT):  # products of SHORT x size: in cache
             sl = slice(a, a + SHORT)
             out[sl] = np.partition(A[sl] @ cols.T, k - 1, axis=1)[:, k - 1] + q2[sl] + e[sl]
         return out
@@ -728,7 +727,7 @@ class DistanceIndex:
         certainly smaller, those above certainly larger. A sub-block of rows far apart bounds
         them from a sample instead (about 8 T columns under it, checked afterwards).
         """
-        lv, n, T = self.leaves, self.n, max(orders)
+        lv, T = self.leaves, max(orders)
         P_all = self.db[rows]
         leaf = lv.leaf[rows]
         sort = np.argsort(leaf, kind="stable")
@@ -748,18 +747,17 @@ class DistanceIndex:
                     a0 = int(lv.starts[l0])
                     G = A[sub] @ self.leaf_B[a0 : lv.starts[l1]].T
                     U[sub] = np.partition(G, T - 1, axis=1)[:, T - 1] + q2[sub] + e[sub]
-                else:
-                    G = A[sub] @ self.leaf_B[:: max(1, n // (4 * SHORT))].T
-                    kp = min(G.shape[1], max(1, math.ceil(8 * T * G.shape[1] / n)))
-                    U[sub] = np.partition(G, kp - 1, axis=1)[:, kp - 1] + q2[sub] + e[sub]
+                else:  # rows far apart: about 8 T columns under their bound, checked afterwards
+                    U[sub] = self._sample_bound(A[sub], q2[sub], e[sub], T, 4 * SHORT, 8)
                     continue
                 thr = _f32_up(U[sub] + e[sub] - q2[sub], self.dtype)
                 f = np.flatnonzero(G <= thr[:, None])
                 seen.append((sub, l0, l1, (f // G.shape[1] + sub.start, f % G.shape[1] + a0, G.ravel()[f])))
             need = self._need(P, U) if prune else None
             prune = need is not None
-            if need is None:  # every column is visited: a sample of them bounds U tighter (high d)
-                U = np.minimum(U, self._kth_sample_bound(A, q2, e, T))
+            if need is None:  # every column is visited (high d): the leaves around a point hold few of
+                # its nearest and bound it loosely (~8 T gathered); a larger sample bounds it tighter
+                U = np.minimum(U, self._sample_bound(A, q2, e, T, KTH_SAMPLE, KTH_SAMPLE_MARGIN))
             thr = _f32_up(U + e - q2, self.dtype)
             parts = []
             if need is not None:  # the windows' columns are gathered already

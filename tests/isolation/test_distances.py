@@ -112,10 +112,10 @@ def test_sample_bound_of_a_full_pass_is_certified_or_redone(monkeypatch, margin)
     monkeypatch.setattr(dist, "KTH_SAMPLE", 600)
     monkeypatch.setattr(dist, "KTH_SAMPLE_MARGIN", margin)
     exact, bounds = [], []
-    run_exact, run_bound = dist.DistanceIndex._kth_exact, dist.DistanceIndex._kth_sample_bound
+    run_exact, run_bound = dist.DistanceIndex._kth_exact, dist.DistanceIndex._sample_bound
     monkeypatch.setattr(dist.DistanceIndex, "_kth_exact", lambda self, p, T: exact.append(T) or run_exact(self, p, T))
     monkeypatch.setattr(
-        dist.DistanceIndex, "_kth_sample_bound", lambda self, *a: bounds.append(run_bound(self, *a)) or bounds[-1]
+        dist.DistanceIndex, "_sample_bound", lambda self, *a: bounds.append(run_bound(self, *a)) or bounds[-1]
     )
     rng = np.random.default_rng(11)
     n, d, T = 3000, 8, 25
