@@ -31,7 +31,11 @@ def _die(item):
 
 
 def _slow(item):
-    time.sleep(item)
+    # says it has started, then waits for the test's release: no timing decides what the test sees
+    open(os.environ["FAULTY_MARKER"] + f".started.{os.getpid()}", "w").close()
+    deadline = time.time() + 120
+    while not os.path.exists(os.environ["FAULTY_RELEASE"]) and time.time() < deadline:
+        time.sleep(0.05)
     open(os.environ["FAULTY_MARKER"], "w").write("a worker outlived its parent")
     return item
 
@@ -58,7 +62,7 @@ def memory(cfg, ctx):
 
 @experiment(artifact="T5", summary="slow, in workers", keys=("x",), params={"n": Int(1)})
 def slow(cfg, ctx):
-    waits = ctx.map(_slow, [float(os.environ.get("FAULTY_SLEEP", "0"))] * 2, workers=2)
+    waits = ctx.map(_slow, [0, 1], workers=2)
     return pd.DataFrame({"x": range(len(waits))})
 '''
 
@@ -122,10 +126,12 @@ def test_check_survives_a_fault(root, tmp_path):
     assert rows == {"faulty/good": "OK", "faulty/raises": "ERROR"}
 
 
-@pytest.mark.slow  # waits for workers to outlive a killed parent, or not (12 s, most of it sleeping)
+@pytest.mark.slow  # waits for workers to outlive a killed parent, or not (~8 s, most of it waiting)
 def test_killed_reproduce_resumes_and_workers_die_with_it(root, tmp_path):
-    marker = tmp_path / "marker"
-    env = _env(root, tmp_path, FAULTY_SLEEP="4", FAULTY_MARKER=str(marker))
+    # Synchronised on events, not on sleeps: reproduce writes good's files in a writer process of
+    # its own while slow's workers already run, so good's manifest says nothing about when they started.
+    marker, release = tmp_path / "marker", tmp_path / "release"
+    env = _env(root, tmp_path, FAULTY_MARKER=str(marker), FAULTY_RELEASE=str(release))
     proc = subprocess.Popen(
         [sys.executable, "-m", "privlab.cli", "reproduce", "faulty/good", "faulty/slow"],
         env=env,
@@ -133,17 +139,31 @@ def test_killed_reproduce_resumes_and_workers_die_with_it(root, tmp_path):
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.time() + 60
-    while not (tmp_path / "faulty" / "good" / "manifest.json").exists() and time.time() < deadline:
+
+    def started() -> list[Path]:
+        return list(tmp_path.glob("marker.started.*"))
+
+    deadline = time.time() + 120
+    while time.time() < deadline and not (
+        (tmp_path / "faulty" / "good" / "manifest.json").exists() and len(started()) == 2
+    ):
         time.sleep(0.2)
-    time.sleep(2.0)  # slow's workers are sleeping now
+    assert len(started()) == 2, "slow's two workers never started"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    time.sleep(5.0)
+    time.sleep(4.0)  # a worker watches its parent twice a second
+    release.touch()  # a worker still alive now writes the marker at once
+    time.sleep(2.0)
     assert not marker.exists(), "a worker kept running after its parent was killed"
     assert not (tmp_path / "faulty" / "slow").exists()
     res = privlab(
-        root, tmp_path, "reproduce", "faulty/good", "faulty/slow", FAULTY_SLEEP="0", FAULTY_MARKER=str(marker)
+        root,
+        tmp_path,
+        "reproduce",
+        "faulty/good",
+        "faulty/slow",
+        FAULTY_MARKER=str(marker),
+        FAULTY_RELEASE=str(release),
     )
     assert res.returncode == 0, res.stderr
     assert "faulty/good: complete for this config, seed and code, skipped" in res.stdout
