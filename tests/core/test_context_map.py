@@ -14,17 +14,26 @@ import pytest
 from privlab.context import _HOST, Checkpoint, RunContext
 
 
-def _slow_square(x: int) -> int:
-    time.sleep(1.0 if x == 0 else 0.0)  # longer than a loaded machine takes to start the second worker
+def _slow_square(item: tuple[int, str]) -> int:
+    x, done = item
+    if x == 0:  # waits until another item has finished (a worker beside it), or 60 s if none runs
+        deadline = time.time() + 60
+        while not os.listdir(done) and time.time() < deadline:
+            time.sleep(0.02)
+    else:
+        open(os.path.join(done, str(x)), "w").close()
     return x * x
 
 
-def test_map_unordered_yields_every_result_as_it_finishes():
+def test_map_unordered_yields_every_result_as_it_finishes(tmp_path):
     ctx = RunContext(workers=2, progress=False)
-    results = list(ctx.map_unordered(_slow_square, range(6)))
+    (tmp_path / "a").mkdir()
+    results = list(ctx.map_unordered(_slow_square, [(x, str(tmp_path / "a")) for x in range(6)]))
     assert sorted(results) == [x * x for x in range(6)]
     assert results[0] != 0  # item 0 is slow: another result came first, nothing waited for it
-    assert ctx.map(_slow_square, range(6)) == [x * x for x in range(6)]  # map keeps the order
+    (tmp_path / "b").mkdir()
+    in_order = ctx.map(_slow_square, [(x, str(tmp_path / "b")) for x in range(6)])
+    assert in_order == [x * x for x in range(6)]  # map keeps the order
 
 
 def test_map_unordered_is_lazy_and_serial_with_one_worker():
